@@ -1,0 +1,14 @@
+//! roce-hw: the RoCE v2 NIC datapath, described in rust-hdl.
+//!
+//! Blocks are generic over the stream width `W` (64, 128, 256 or 512 bits)
+//! and its keep width `K = W / 8`; [`blocks`] lists what can be emitted as
+//! Verilog and is what `roce-gen` and the simulation build use.
+
+pub mod axis_register;
+pub mod blocks;
+pub mod crc32;
+pub mod fifo;
+pub mod gf2;
+pub mod prim;
+pub mod stream;
+pub mod verilog;
