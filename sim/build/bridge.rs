@@ -1,0 +1,730 @@
+//! The Verilator bridge (DESIGN §4), run from `build.rs`.
+//!
+//! For each rust-hdl top: Verilog (from `roce_hw::blocks`) → `verilator --cc`
+//! under its own prefix → every generated `.cpp` plus a generated
+//! `extern "C"` shim compiled by `cc` into a static library → a typed Rust
+//! wrapper appended to `$OUT_DIR/models.rs`.
+//!
+//! Verilated libraries are cached in `target/verilator-cache/<top>-<key>/`,
+//! where the key hashes the Verilog text, the Verilator version, the flags
+//! and this generator's own source: an unchanged model is never verilated or
+//! compiled again, even after `roce-hw` changes elsewhere. A cache entry is
+//! built in a temporary directory and renamed into place, so concurrent
+//! builds (clippy and test) cannot see half an entry.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Flags every model is verilated with. rust-hdl's Verilog trips WIDTH and
+/// (for FIFOs) UNOPTFLAT warnings by design (DESIGN §4).
+const VERILATOR_FLAGS: &[&str] = &[
+    "--cc",
+    "-O3",
+    "--x-assign",
+    "fast",
+    "--x-initial",
+    "fast",
+    "--noassert",
+    "--trace",
+    "-Wno-fatal",
+    "-Wno-WIDTH",
+    "-Wno-UNOPTFLAT",
+];
+
+/// Defines the verilated C++ expects (see `V<top>_classes.mk`).
+const DEFINES: &[(&str, &str)] = &[
+    ("VM_COVERAGE", "0"),
+    ("VM_SC", "0"),
+    ("VM_TRACE", "1"),
+    ("VM_TRACE_VCD", "1"),
+    ("VM_TRACE_FST", "0"),
+    ("VL_IGNORE_UNKNOWN_ARCH", "1"),
+];
+
+/// This file's text: part of every cache key, so a change to the shim or
+/// the flags rebuilds every model.
+const GENERATOR_SOURCE: &str = include_str!("bridge.rs");
+
+/// FNV-1a, 64 bit: a stable hash for cache keys.
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+fn run(cmd: &mut Command, what: &str) -> String {
+    let out = cmd.output().unwrap_or_else(|e| {
+        panic!(
+            "{what}: cannot run {:?}: {e} (is verilator installed? run scripts/setup)",
+            cmd.get_program()
+        )
+    });
+    if !out.status.success() {
+        panic!(
+            "{what} failed ({}):\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// One port as Verilator declares it in `V<top>.h`.
+#[derive(Clone, Debug)]
+pub struct CPort {
+    /// Verilog name (`s_axis$tdata`).
+    pub verilog: String,
+    /// C++ member (`s_axis__024tdata`).
+    pub member: String,
+    /// Rust method suffix (`s_axis_tdata`).
+    pub rust: String,
+    pub input: bool,
+    pub width: usize,
+}
+
+impl CPort {
+    fn words(&self) -> usize {
+        self.width.div_ceil(32)
+    }
+    fn wide(&self) -> bool {
+        self.width > 64
+    }
+    fn rust_type(&self) -> String {
+        match self.width {
+            1 => "bool".into(),
+            2..=32 => "u32".into(),
+            33..=64 => "u64".into(),
+            _ => format!("[u32; {}]", self.words()),
+        }
+    }
+}
+
+/// Read the ports from the `VL_IN*/VL_OUT*` declarations of a model header.
+fn parse_header(header: &str) -> Vec<CPort> {
+    let mut ports = Vec::new();
+    for line in header.lines() {
+        let line = line.trim();
+        let input = if line.starts_with("VL_IN") {
+            true
+        } else if line.starts_with("VL_OUT") {
+            false
+        } else {
+            continue;
+        };
+        let Some(args) = line.split_once("(&").map(|(_, a)| a.trim_end_matches(");")) else {
+            continue;
+        };
+        let fields: Vec<&str> = args.split(',').map(str::trim).collect();
+        let (member, msb, lsb) = (fields[0], fields[1], fields[2]);
+        let width = msb.parse::<usize>().unwrap() - lsb.parse::<usize>().unwrap() + 1;
+        let verilog = member.replace("__024", "$");
+        let rust = verilog.replace('$', "_");
+        ports.push(CPort {
+            verilog,
+            member: member.to_string(),
+            rust,
+            input,
+            width,
+        });
+    }
+    ports
+}
+
+pub struct Bridge {
+    cache_root: PathBuf,
+    include: PathBuf,
+    version: String,
+    out_dir: PathBuf,
+    rust: String,
+    links: Vec<(PathBuf, String)>,
+}
+
+/// What a test bench needs to know about a model beyond its ports.
+pub struct ModelInfo<'a> {
+    pub top: &'a str,
+    pub verilog: &'a str,
+    pub params: &'a [(&'static str, u64)],
+    pub latency: Option<usize>,
+}
+
+impl Bridge {
+    pub fn new(out_dir: PathBuf) -> Self {
+        let root = run(
+            Command::new("verilator").args(["--getenv", "VERILATOR_ROOT"]),
+            "verilator --getenv VERILATOR_ROOT",
+        );
+        let version = run(
+            Command::new("verilator").arg("--version"),
+            "verilator --version",
+        )
+        .trim()
+        .to_string();
+        // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out.
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                out_dir
+                    .ancestors()
+                    .nth(4)
+                    .expect("OUT_DIR layout")
+                    .to_path_buf()
+            });
+        let cache_root = target.join("verilator-cache");
+        fs::create_dir_all(&cache_root).unwrap();
+        Bridge {
+            cache_root,
+            include: PathBuf::from(root.trim()).join("include"),
+            version,
+            out_dir,
+            rust: String::new(),
+            links: Vec::new(),
+        }
+    }
+
+    fn cc(&self, opt: u32) -> cc::Build {
+        let mut b = cc::Build::new();
+        b.cpp(true)
+            .std("c++17")
+            .opt_level(opt)
+            .debug(false)
+            .warnings(false)
+            .flag("-w")
+            .flag("-faligned-new")
+            .include(&self.include)
+            .include(self.include.join("vltstd"))
+            .cargo_metadata(false)
+            .cargo_warnings(false);
+        for (k, v) in DEFINES {
+            b.define(k, Some(*v));
+        }
+        b
+    }
+
+    /// Build (or reuse) a cache entry: `build` fills a fresh directory that
+    /// is renamed to `<name>-<key>` when complete.
+    fn cached(&self, name: &str, key: u64, build: impl FnOnce(&Path)) -> PathBuf {
+        let dir = self.cache_root.join(format!("{name}-{key:016x}"));
+        if dir.join("done").exists() {
+            return dir;
+        }
+        let tmp = self
+            .cache_root
+            .join(format!(".{name}-{key:016x}.{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        fs::create_dir_all(&tmp).unwrap();
+        build(&tmp);
+        fs::write(tmp.join("done"), b"").unwrap();
+        if fs::rename(&tmp, &dir).is_err() {
+            // Another build finished the same entry first; use theirs.
+            let _ = fs::remove_dir_all(&tmp);
+            assert!(
+                dir.join("done").exists(),
+                "cache entry {} is incomplete",
+                dir.display()
+            );
+        }
+        dir
+    }
+
+    /// Verilator's own runtime, compiled once per Verilator version.
+    pub fn runtime(&mut self) {
+        let key = fnv1a(&[self.version.as_bytes(), GENERATOR_SOURCE.as_bytes()]);
+        let include = self.include.clone();
+        let dir = self.cached("runtime", key, |dir| {
+            let mut b = self.cc(2);
+            for f in [
+                "verilated.cpp",
+                "verilated_threads.cpp",
+                "verilated_vcd_c.cpp",
+            ] {
+                b.file(include.join(f));
+            }
+            b.out_dir(dir).compile("roce_verilated");
+        });
+        self.links.push((dir, "roce_verilated".into()));
+    }
+
+    /// Verilate and compile one model and append its Rust wrapper.
+    pub fn model(&mut self, info: &ModelInfo) {
+        let top = info.top;
+        let prefix = format!("V{top}");
+        let key = fnv1a(&[
+            info.verilog.as_bytes(),
+            self.version.as_bytes(),
+            GENERATOR_SOURCE.as_bytes(),
+        ]);
+        let dir = self.cached(top, key, |dir| {
+            let vfile = dir.join(format!("{top}.v"));
+            fs::write(&vfile, info.verilog).unwrap();
+            let obj = dir.join("obj");
+            run(
+                Command::new("verilator")
+                    .args(VERILATOR_FLAGS)
+                    .args(["--prefix", &prefix, "--top-module", top, "--Mdir"])
+                    .arg(&obj)
+                    .arg(&vfile),
+                &format!("verilating {top}"),
+            );
+            let header = fs::read_to_string(obj.join(format!("{prefix}.h"))).unwrap();
+            let ports = parse_header(&header);
+            fs::write(obj.join("roce_shim.cpp"), shim(top, &prefix, &ports)).unwrap();
+            // Hot code at -O2, construction/trace setup (`__Slow`) at -O0.
+            let mut fast = self.cc(2);
+            let mut slow = self.cc(0);
+            fast.include(&obj);
+            slow.include(&obj);
+            let mut sources: Vec<PathBuf> = fs::read_dir(&obj)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
+                .collect();
+            sources.sort();
+            for src in sources {
+                if src.to_string_lossy().contains("__Slow") {
+                    slow.file(src);
+                } else {
+                    fast.file(src);
+                }
+            }
+            fast.out_dir(dir).compile(&format!("{prefix}_fast"));
+            slow.out_dir(dir).compile(&format!("{prefix}_slow"));
+        });
+        let header = fs::read_to_string(dir.join("obj").join(format!("{prefix}.h"))).unwrap();
+        let ports = parse_header(&header);
+        self.links.push((dir.clone(), format!("{prefix}_fast")));
+        self.links.push((dir, format!("{prefix}_slow")));
+        self.rust.push_str(&wrapper(info, &ports));
+    }
+
+    /// Write `models.rs` and tell cargo what to link.
+    pub fn finish(mut self) {
+        // Models first, the runtime after them (static link order).
+        self.links.rotate_left(1);
+        for (dir, lib) in &self.links {
+            println!("cargo:rustc-link-search=native={}", dir.display());
+            println!("cargo:rustc-link-lib=static={lib}");
+        }
+        for lib in ["stdc++", "z", "pthread", "atomic"] {
+            println!("cargo:rustc-link-lib=dylib={lib}");
+        }
+        let text = format!(
+            "// Generated by sim/build/bridge.rs from the roce-hw block catalogue; {}.\n{}",
+            self.version, self.rust
+        );
+        fs::write(self.out_dir.join("models.rs"), text).unwrap();
+    }
+}
+
+fn camel(top: &str) -> String {
+    top.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The `extern "C"` shim: one `VerilatedContext` per model instance, so
+/// models of any kind can run in parallel threads.
+fn shim(top: &str, prefix: &str, ports: &[CPort]) -> String {
+    let mut s = String::new();
+    let f = |name: &str| format!("roce_{top}_{name}");
+    writeln!(s, "// Generated by roce-sim's bridge; do not edit.").unwrap();
+    writeln!(s, "#include <cstdint>\n#include \"verilated.h\"\n#include \"verilated_vcd_c.h\"\n#include \"{prefix}.h\"").unwrap();
+    writeln!(
+        s,
+        "namespace {{ struct Model {{ VerilatedContext ctx; {prefix}* top = nullptr; VerilatedVcdC* tfp = nullptr; }}; }}"
+    )
+    .unwrap();
+    writeln!(s, "#define M(p) (static_cast<Model*>(p))").unwrap();
+    writeln!(s, "extern \"C\" {{").unwrap();
+    writeln!(
+        s,
+        "void* {}() {{ Model* m = new Model; m->ctx.traceEverOn(true); m->ctx.fatalOnError(false); m->top = new {prefix}(&m->ctx, \"TOP\"); return m; }}",
+        f("new")
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "void {}(void* p) {{ Model* m = M(p); if (m->tfp) {{ m->tfp->close(); delete m->tfp; }} m->top->final(); delete m->top; delete m; }}",
+        f("delete")
+    )
+    .unwrap();
+    writeln!(s, "void {}(void* p) {{ M(p)->top->eval(); }}", f("eval")).unwrap();
+    writeln!(
+        s,
+        "int {}(void* p, const char* path) {{ Model* m = M(p); if (m->tfp) return 0; m->tfp = new VerilatedVcdC; m->top->trace(m->tfp, 99); m->tfp->open(path); return m->tfp->isOpen() ? 1 : 0; }}",
+        f("trace_open")
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "void {}(void* p, uint64_t t) {{ Model* m = M(p); if (m->tfp) m->tfp->dump(t); }}",
+        f("trace_dump")
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "void {}(void* p) {{ Model* m = M(p); if (m->tfp) m->tfp->flush(); }}",
+        f("trace_flush")
+    )
+    .unwrap();
+    for p in ports {
+        let mem = &p.member;
+        if p.wide() {
+            let top_mask = if p.width % 32 == 0 {
+                0xffff_ffffu32
+            } else {
+                (1u32 << (p.width % 32)) - 1
+            };
+            let n = p.words();
+            if p.input {
+                writeln!(
+                    s,
+                    "void {}(void* p, const uint32_t* w) {{ auto& d = M(p)->top->{mem}; for (int i = 0; i < {n}; i++) d[i] = w[i]; d[{last}] &= 0x{top_mask:x}u; }}",
+                    f(&format!("setw_{}", p.rust)),
+                    last = n - 1
+                )
+                .unwrap();
+            }
+            writeln!(
+                s,
+                "void {}(void* p, uint32_t* w) {{ auto& d = M(p)->top->{mem}; for (int i = 0; i < {n}; i++) w[i] = d[i]; }}",
+                f(&format!("getw_{}", p.rust))
+            )
+            .unwrap();
+        } else {
+            let mask: u64 = if p.width == 64 {
+                u64::MAX
+            } else {
+                (1u64 << p.width) - 1
+            };
+            if p.input {
+                writeln!(
+                    s,
+                    "void {}(void* p, uint64_t v) {{ M(p)->top->{mem} = v & 0x{mask:x}ull; }}",
+                    f(&format!("set_{}", p.rust))
+                )
+                .unwrap();
+            }
+            writeln!(
+                s,
+                "uint64_t {}(void* p) {{ return M(p)->top->{mem}; }}",
+                f(&format!("get_{}", p.rust))
+            )
+            .unwrap();
+        }
+    }
+    writeln!(s, "}}").unwrap();
+    s
+}
+
+/// A stream port group found by name: `<prefix>$tvalid` and friends.
+struct StreamGroup<'a> {
+    prefix: String,
+    /// True when the model receives on it (`tvalid` is an input).
+    input: bool,
+    data: &'a CPort,
+    keep: Option<&'a CPort>,
+    last: Option<&'a CPort>,
+    user: Option<&'a CPort>,
+}
+
+fn stream_groups(ports: &[CPort]) -> Vec<StreamGroup<'_>> {
+    let find = |name: String| ports.iter().find(|p| p.verilog == name);
+    ports
+        .iter()
+        .filter_map(|p| {
+            let prefix = p.verilog.strip_suffix("$tvalid")?;
+            find(format!("{prefix}$tready"))?;
+            Some(StreamGroup {
+                prefix: prefix.to_string(),
+                input: p.input,
+                data: find(format!("{prefix}$tdata"))?,
+                keep: find(format!("{prefix}$tkeep")),
+                last: find(format!("{prefix}$tlast")),
+                user: find(format!("{prefix}$tuser")),
+            })
+        })
+        .collect()
+}
+
+/// Rust expression converting a `u64`/`bool`/`[u32; N]` getter value into
+/// the port's type, and back.
+fn to_port(p: &CPort, expr: &str) -> String {
+    match p.width {
+        1 => format!("({expr}) != 0"),
+        2..=32 => format!("({expr}) as u32"),
+        33..=64 => format!("({expr}) as u64"),
+        _ => expr.to_string(),
+    }
+}
+
+fn wrapper(info: &ModelInfo, ports: &[CPort]) -> String {
+    let top = info.top;
+    let ty = camel(top);
+    let f = |name: &str| format!("roce_{top}_{name}");
+    let mut s = String::new();
+    // FFI declarations.
+    writeln!(s, "\nextern \"C\" {{").unwrap();
+    for name in ["new"] {
+        writeln!(s, "    fn {}() -> *mut core::ffi::c_void;", f(name)).unwrap();
+    }
+    for name in ["delete", "eval", "trace_flush"] {
+        writeln!(s, "    fn {}(p: *mut core::ffi::c_void);", f(name)).unwrap();
+    }
+    writeln!(
+        s,
+        "    fn {}(p: *mut core::ffi::c_void, path: *const core::ffi::c_char) -> i32;",
+        f("trace_open")
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "    fn {}(p: *mut core::ffi::c_void, t: u64);",
+        f("trace_dump")
+    )
+    .unwrap();
+    for p in ports {
+        if p.wide() {
+            if p.input {
+                writeln!(
+                    s,
+                    "    fn {}(p: *mut core::ffi::c_void, w: *const u32);",
+                    f(&format!("setw_{}", p.rust))
+                )
+                .unwrap();
+            }
+            writeln!(
+                s,
+                "    fn {}(p: *mut core::ffi::c_void, w: *mut u32);",
+                f(&format!("getw_{}", p.rust))
+            )
+            .unwrap();
+        } else {
+            if p.input {
+                writeln!(
+                    s,
+                    "    fn {}(p: *mut core::ffi::c_void, v: u64);",
+                    f(&format!("set_{}", p.rust))
+                )
+                .unwrap();
+            }
+            writeln!(
+                s,
+                "    fn {}(p: *mut core::ffi::c_void) -> u64;",
+                f(&format!("get_{}", p.rust))
+            )
+            .unwrap();
+        }
+    }
+    writeln!(s, "}}\n").unwrap();
+
+    // The model type.
+    let params: Vec<String> = info
+        .params
+        .iter()
+        .map(|(k, v)| format!("(\"{k}\", {v})"))
+        .collect();
+    let ports_doc: Vec<String> = ports
+        .iter()
+        .map(|p| {
+            format!(
+                "/// - `{}`: {} {} bit{}",
+                p.verilog,
+                if p.input { "in" } else { "out" },
+                p.width,
+                if p.width == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    writeln!(
+        s,
+        "/// Verilator model of `{top}`.\n///\n/// Ports:\n{}\npub struct {ty} {{\n    raw: *mut core::ffi::c_void,\n    time: u64,\n    cycles: u64,\n}}\n",
+        ports_doc.join("\n")
+    )
+    .unwrap();
+    writeln!(s, "// SAFETY: each instance owns its VerilatedContext and model; nothing is shared.\nunsafe impl Send for {ty} {{}}\n").unwrap();
+    writeln!(s, "impl {ty} {{").unwrap();
+    writeln!(
+        s,
+        "    /// Name of the Verilog top module.\n    pub const TOP: &'static str = \"{top}\";"
+    )
+    .unwrap();
+    writeln!(s, "    /// Block parameters (name, value).\n    pub const PARAMS: &'static [(&'static str, u64)] = &[{}];", params.join(", ")).unwrap();
+    let latency = match info.latency {
+        Some(l) => format!("Some({l})"),
+        None => "None".into(),
+    };
+    writeln!(s, "    /// Documented latency in cycles, where the block has a fixed one.\n    pub const LATENCY: Option<usize> = {latency};").unwrap();
+    writeln!(
+        s,
+        "    /// A model at time 0 with the clock low, traced when `ROCE_TRACE` is set.\n    pub fn new() -> Self {{\n        // SAFETY: the shim returns a fresh model owned by this value.\n        let raw = unsafe {{ {}() }};\n        let mut m = Self {{ raw, time: 0, cycles: 0 }};\n        m.eval();\n        if let Some(path) = crate::model::trace_path_from_env(Self::TOP) {{\n            m.trace_to(&path).unwrap_or_else(|e| panic!(\"ROCE_TRACE: {{e}}\"));\n        }}\n        m\n    }}",
+        f("new")
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "    /// Write a VCD trace of this model to `path` from now on.\n    pub fn trace_to(&mut self, path: &std::path::Path) -> std::io::Result<()> {{\n        let c = crate::model::c_path(path)?;\n        // SAFETY: `c` is a valid NUL-terminated string for the duration of the call.\n        if unsafe {{ {}(self.raw, c.as_ptr()) }} == 1 {{\n            unsafe {{ {}(self.raw, self.time) }};\n            Ok(())\n        }} else {{\n            Err(std::io::Error::other(format!(\"cannot open trace {{}} (or already tracing)\", path.display())))\n        }}\n    }}",
+        f("trace_open"),
+        f("trace_dump")
+    )
+    .unwrap();
+    for p in ports {
+        let rt = p.rust_type();
+        if p.wide() {
+            let n = p.words();
+            if p.input {
+                writeln!(s, "    #[inline]\n    pub fn set_{}(&mut self, v: &{rt}) {{\n        // SAFETY: `v` holds exactly the port's {n} words.\n        unsafe {{ {}(self.raw, v.as_ptr()) }}\n    }}", p.rust, f(&format!("setw_{}", p.rust))).unwrap();
+            }
+            writeln!(s, "    #[inline]\n    pub fn get_{}(&self) -> {rt} {{\n        let mut w = [0u32; {n}];\n        // SAFETY: `w` has room for the port's {n} words.\n        unsafe {{ {}(self.raw, w.as_mut_ptr()) }};\n        w\n    }}", p.rust, f(&format!("getw_{}", p.rust))).unwrap();
+        } else {
+            if p.input {
+                writeln!(s, "    #[inline]\n    pub fn set_{}(&mut self, v: {rt}) {{\n        // SAFETY: plain value store into the model.\n        unsafe {{ {}(self.raw, v as u64) }}\n    }}", p.rust, f(&format!("set_{}", p.rust))).unwrap();
+            }
+            writeln!(s, "    #[inline]\n    pub fn get_{}(&self) -> {rt} {{\n        // SAFETY: plain value load from the model.\n        let v = unsafe {{ {}(self.raw) }};\n        {}\n    }}", p.rust, f(&format!("get_{}", p.rust)), to_port(p, "v")).unwrap();
+        }
+    }
+    // Stream adapters.
+    for g in stream_groups(ports) {
+        let name = g.prefix.replace('$', "_");
+        let adapter = format!("{ty}{}", camel(&name));
+        writeln!(s, "    /// The `{}` stream, for the bus-functional models in [`crate::axis`].\n    pub fn {name}(&mut self) -> {adapter}<'_> {{\n        {adapter}(self)\n    }}", g.prefix).unwrap();
+        s.push_str(&stream_adapter(&ty, &adapter, &name, &g));
+    }
+    writeln!(s, "}}\n").unwrap();
+
+    let has_clock = ports.iter().any(|p| p.verilog == "clock" && p.input);
+    let tick = if has_clock {
+        "        self.set_clock(true);\n        self.eval();\n        self.dump();\n        self.set_clock(false);\n        self.eval();\n        self.dump();\n        self.cycles += 1;"
+    } else {
+        "        self.eval();\n        self.dump();\n        self.cycles += 1;"
+    };
+    writeln!(
+        s,
+        "impl crate::model::Model for {ty} {{\n    fn eval(&mut self) {{\n        // SAFETY: `raw` is live until drop.\n        unsafe {{ {}(self.raw) }}\n    }}\n    fn tick(&mut self) {{\n{tick}\n    }}\n    fn cycles(&self) -> u64 {{\n        self.cycles\n    }}\n    fn flush_trace(&mut self) {{\n        // SAFETY: `raw` is live until drop.\n        unsafe {{ {}(self.raw) }}\n    }}\n}}\n",
+        f("eval"),
+        f("trace_flush")
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "impl {ty} {{\n    fn dump(&mut self) {{\n        self.time += 1;\n        // SAFETY: `raw` is live until drop; a no-op unless tracing.\n        unsafe {{ {}(self.raw, self.time) }}\n    }}\n    /// Settle combinational logic after inputs change.\n    #[inline]\n    pub fn eval(&mut self) {{\n        crate::model::Model::eval(self)\n    }}\n    /// One clock cycle: rising edge, then falling edge.\n    #[inline]\n    pub fn tick(&mut self) {{\n        crate::model::Model::tick(self)\n    }}\n}}\n",
+        f("trace_dump")
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "impl Default for {ty} {{\n    fn default() -> Self {{\n        Self::new()\n    }}\n}}\n"
+    )
+    .unwrap();
+    writeln!(
+        s,
+        "impl Drop for {ty} {{\n    fn drop(&mut self) {{\n        // SAFETY: `raw` came from the shim's constructor and is freed once.\n        unsafe {{ {}(self.raw) }}\n    }}\n}}",
+        f("delete")
+    )
+    .unwrap();
+    s
+}
+
+fn stream_adapter(ty: &str, adapter: &str, name: &str, g: &StreamGroup) -> String {
+    let bytes = g.data.width / 8;
+    let mut s = String::new();
+    // The adapter struct lives outside the impl block: close and reopen it.
+    writeln!(
+        s,
+        "}}\n\n/// `{ty}`'s `{}` stream.\npub struct {adapter}<'a>(pub &'a mut {ty});\n",
+        g.prefix
+    )
+    .unwrap();
+    let data_set = match g.data.width {
+        w if w <= 32 => format!(
+            "self.0.set_{}(crate::axis::le_u64(&b.data) as u32)",
+            g.data.rust
+        ),
+        w if w <= 64 => format!("self.0.set_{}(crate::axis::le_u64(&b.data))", g.data.rust),
+        _ => format!(
+            "self.0.set_{}(&crate::axis::le_words(&b.data))",
+            g.data.rust
+        ),
+    };
+    let data_get = match g.data.width {
+        w if w <= 64 => format!(
+            "crate::axis::bytes_from_u64(self.0.get_{}() as u64, {bytes})",
+            g.data.rust
+        ),
+        _ => format!(
+            "crate::axis::bytes_from_words(&self.0.get_{}(), {bytes})",
+            g.data.rust
+        ),
+    };
+    let cast = |p: &CPort, e: &str| match p.width {
+        1 => format!("{e} != 0"),
+        w if w <= 32 => format!("{e} as u32"),
+        _ => format!("{e} as u64"),
+    };
+    let uncast = |p: &CPort, e: &str| match p.width {
+        1 => format!("{e} as u64"),
+        _ => format!("{e} as u64"),
+    };
+    let full_keep = if bytes >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bytes) - 1
+    };
+    if g.input {
+        writeln!(s, "impl crate::axis::StreamInPort for {adapter}<'_> {{\n    fn bytes(&self) -> usize {{\n        {bytes}\n    }}\n    fn drive(&mut self, beat: Option<&crate::axis::Beat>) {{\n        match beat {{\n            Some(b) => {{").unwrap();
+        writeln!(s, "                {data_set};").unwrap();
+        if let Some(k) = g.keep {
+            writeln!(
+                s,
+                "                self.0.set_{}({});",
+                k.rust,
+                cast(k, "b.keep")
+            )
+            .unwrap();
+        }
+        if let Some(l) = g.last {
+            writeln!(s, "                self.0.set_{}(b.last);", l.rust).unwrap();
+        }
+        if let Some(u) = g.user {
+            writeln!(s, "                self.0.set_{}(b.user);", u.rust).unwrap();
+        }
+        writeln!(s, "                self.0.set_{name}_tvalid(true);\n            }}\n            None => self.0.set_{name}_tvalid(false),\n        }}\n    }}\n    fn ready(&self) -> bool {{\n        self.0.get_{name}_tready()\n    }}\n}}").unwrap();
+    } else {
+        writeln!(s, "impl crate::axis::StreamOutPort for {adapter}<'_> {{\n    fn bytes(&self) -> usize {{\n        {bytes}\n    }}\n    fn set_ready(&mut self, ready: bool) {{\n        self.0.set_{name}_tready(ready)\n    }}\n    fn peek(&self) -> Option<crate::axis::Beat> {{\n        if !self.0.get_{name}_tvalid() {{\n            return None;\n        }}\n        Some(crate::axis::Beat {{").unwrap();
+        writeln!(s, "            data: {data_get},").unwrap();
+        match g.keep {
+            Some(k) => writeln!(
+                s,
+                "            keep: {},",
+                uncast(k, &format!("self.0.get_{}()", k.rust))
+            )
+            .unwrap(),
+            None => writeln!(s, "            keep: {full_keep:#x},").unwrap(),
+        }
+        match g.last {
+            Some(l) => writeln!(s, "            last: self.0.get_{}(),", l.rust).unwrap(),
+            None => writeln!(s, "            last: true,").unwrap(),
+        }
+        match g.user {
+            Some(u) => writeln!(s, "            user: self.0.get_{}(),", u.rust).unwrap(),
+            None => writeln!(s, "            user: false,").unwrap(),
+        }
+        writeln!(s, "        }})\n    }}\n}}").unwrap();
+    }
+    writeln!(s, "\nimpl {ty} {{").unwrap();
+    s
+}
