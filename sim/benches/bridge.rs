@@ -4,7 +4,7 @@
 //!
 //! `cargo bench -p roce-sim --bench bridge [-- CYCLES]` (default 2,000,000)
 
-use roce_sim::axis::{StreamInPort, StreamOutPort};
+use roce_sim::axis::StreamInPort;
 use roce_sim::bfm::{PacketSink, PacketSource};
 use roce_sim::models::*;
 use roce_sim::rng::Rng;

@@ -479,9 +479,7 @@ fn wrapper(info: &ModelInfo, ports: &[CPort]) -> String {
     let mut s = String::new();
     // FFI declarations.
     writeln!(s, "\nextern \"C\" {{").unwrap();
-    for name in ["new"] {
-        writeln!(s, "    fn {}() -> *mut core::ffi::c_void;", f(name)).unwrap();
-    }
+    writeln!(s, "    fn {}() -> *mut core::ffi::c_void;", f("new")).unwrap();
     for name in ["delete", "eval", "trace_flush"] {
         writeln!(s, "    fn {}(p: *mut core::ffi::c_void);", f(name)).unwrap();
     }

@@ -1,0 +1,83 @@
+//! `roce-gen`: generate Verilog (and manifests, synthesis shells) for the
+//! roce-hw blocks. Needs only Rust.
+
+use clap::{Parser, Subcommand};
+use roce_hw::blocks::{generate, BLOCKS};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "roce-gen",
+    version,
+    about = "Generate Verilog for roce-hw blocks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the blocks and their widths.
+    List,
+    /// Write <top>.v and <top>.json (and <top>_shell.v with --shell).
+    Verilog {
+        /// Block name (see `roce-gen list`).
+        #[arg(long)]
+        block: String,
+        /// Stream data width in bits.
+        #[arg(long)]
+        width: usize,
+        /// Output directory (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Also write a synthesis shell (scan chains around the block).
+        #[arg(long)]
+        shell: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::List => {
+            for b in BLOCKS {
+                let widths: Vec<String> = b.widths.iter().map(|w| w.to_string()).collect();
+                println!(
+                    "{:<14} widths {:<16} {}",
+                    b.name,
+                    widths.join(","),
+                    b.summary
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Verilog {
+            block,
+            width,
+            out,
+            shell,
+        } => {
+            let generated = match generate(&block, width) {
+                Ok(g) => g,
+                Err(e) => {
+                    eprintln!("roce-gen: error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            match roce_gen::write_outputs(&generated, &out, shell) {
+                Ok(files) => {
+                    for f in files {
+                        println!("{}", f.display());
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("roce-gen: error: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
