@@ -3,16 +3,28 @@
 #[path = "build/bridge.rs"]
 mod bridge;
 
+use roce_hw::prim::FAST_SIM_DEFINE;
 use std::path::PathBuf;
 
-/// (block, width) pairs with a Verilator model in `roce_sim::models`.
-const MODELS: &[(&str, usize)] = &[
-    ("crc32", 64),
-    ("crc32", 128),
-    ("crc32", 256),
-    ("crc32", 512),
-    ("axis_register", 64),
-    ("axis_register", 512),
+/// Which form of the XOR networks a model simulates.
+#[derive(Copy, Clone, PartialEq)]
+enum Variant {
+    /// Word-parallel matrix rows (`ROCE_FAST_SIM`): the default models.
+    Fast,
+    /// The exact Verilog synthesis sees (shared XOR networks): `*Synth`.
+    Synth,
+}
+
+/// (block, width, variant) with a Verilator model in `roce_sim::models`.
+const MODELS: &[(&str, usize, Variant)] = &[
+    ("crc32", 64, Variant::Fast),
+    ("crc32", 128, Variant::Fast),
+    ("crc32", 256, Variant::Fast),
+    ("crc32", 512, Variant::Fast),
+    ("crc32", 64, Variant::Synth),
+    ("crc32", 512, Variant::Synth),
+    ("axis_register", 64, Variant::Fast),
+    ("axis_register", 512, Variant::Fast),
 ];
 
 fn main() {
@@ -22,10 +34,25 @@ fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     let mut bridge = bridge::Bridge::new(out);
     bridge.runtime();
-    for &(block, width) in MODELS {
+    for &(block, width, variant) in MODELS {
         let g = roce_hw::blocks::generate(block, width).unwrap_or_else(|e| panic!("{e}"));
+        let (name, defines, about) = match variant {
+            Variant::Fast => (
+                g.top.clone(),
+                vec![FAST_SIM_DEFINE],
+                "word-parallel simulation form",
+            ),
+            Variant::Synth => (
+                format!("{}_synth", g.top),
+                vec![],
+                "the exact Verilog synthesis sees",
+            ),
+        };
         bridge.model(&bridge::ModelInfo {
+            name: &name,
             top: &g.top,
+            defines: &defines,
+            about,
             verilog: &g.verilog,
             params: &g.params,
             latency: g.latency,

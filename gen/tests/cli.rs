@@ -19,28 +19,32 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Lint both forms of the Verilog: as synthesis reads it, and with the
+/// fast-simulation macro the test benches verilate it with.
 fn lint(files: &[PathBuf], top: &str) {
-    let out = Command::new("verilator")
-        .args([
-            "--lint-only",
-            "-Wno-WIDTH",
-            "-Wno-UNOPTFLAT",
-            "--top-module",
-            top,
-        ])
-        .args(files)
-        .output()
-        .expect("verilator on PATH (scripts/setup installs it)");
-    assert!(
-        out.status.success(),
-        "verilator --lint-only {top} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !stderr.contains("%Warning") && !stderr.contains("%Error"),
-        "{stderr}"
-    );
+    for define in [None, Some(format!("-D{}", roce_hw::prim::FAST_SIM_DEFINE))] {
+        let out = Command::new("verilator")
+            .args([
+                "--lint-only",
+                "-Wno-WIDTH",
+                "-Wno-UNOPTFLAT",
+                "--top-module",
+                top,
+            ])
+            .args(define.iter())
+            .args(files)
+            .output()
+            .expect("verilator on PATH (scripts/setup installs it)");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "verilator --lint-only {top} {define:?} failed:\n{stderr}"
+        );
+        assert!(
+            !stderr.contains("%Warning") && !stderr.contains("%Error"),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]

@@ -15,7 +15,7 @@
 //!
 //! | stage | work | logic per output bit |
 //! |---|---|---|
-//! | S0 | capture beat, zero the bytes `tkeep` drops | wires |
+//! | S0 | capture beat, zero the bytes `tkeep` drops | flip-flop sync reset |
 //! | S1 | `M x` as C partial parities of 64-bit chunks; `A^W init` on the first beat; keep checks, pad count | XOR ≤ 64 |
 //! | S2 | sum the partials | XOR ≤ C+1 |
 //! | S3 | loop: `s ← A^W s ⊕ d` (0 after a last beat) | XOR ≤ 33 |
@@ -43,7 +43,7 @@
 
 use crate::fifo::SyncFifo;
 use crate::gf2;
-use crate::prim::{ByteMask, XorMatrix};
+use crate::prim::{MaskedReg, XorMatrix};
 use crate::stream::{check_width, StreamIn, StreamOut};
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::*;
@@ -76,8 +76,7 @@ pub struct Crc32<const W: usize, const K: usize> {
     outstanding: DFF<Bits<6>>,
     depth: Constant<Bits<6>>,
     // S0: captured beat.
-    mask: ByteMask<W, K>,
-    x0: DFF<Bits<W>>,
+    x0: MaskedReg<W, K>,
     v0: DFF<Bit>,
     last0: DFF<Bit>,
     user0: DFF<Bit>,
@@ -127,15 +126,13 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
         let chunks = W / 64;
         let stages = K.trailing_zeros() as usize;
         let data = gf2::data(W);
-        // Row masks of the pad counter: output b of `top_byte` is bit b of
-        // the index of the highest kept byte (its input is one-hot).
+        // For a packed keep with n bytes, keep[i] = (i < n), and bit b of
+        // n - 1 is the parity of keep[m * 2^b] over m >= 1: a linear map.
         let top_rows: Vec<Vec<u64>> = (0..PAD_BITS)
             .map(|b| {
                 let mut row = vec![0u64; K.div_ceil(64)];
-                for v in 0..K {
-                    if (v >> b) & 1 == 1 {
-                        row[v / 64] |= 1 << (v % 64);
-                    }
+                for v in (1..K).filter(|v| v % (1 << b) == 0) {
+                    row[v / 64] |= 1 << (v % 64);
                 }
                 row
             })
@@ -150,8 +147,7 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
             in_packet: Default::default(),
             outstanding: Default::default(),
             depth: Constant::new((RESULT_DEPTH as u64).into()),
-            mask: ByteMask::new(),
-            x0: Default::default(),
+            x0: MaskedReg::new(),
             v0: Default::default(),
             last0: Default::default(),
             user0: Default::default(),
@@ -230,7 +226,7 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
             state,
             err_acc
         );
-        clock!(self, clock, results);
+        clock!(self, clock, results, x0);
         for c in 0..self.p1.len() {
             self.p1[c].clock.next = self.clock.val();
             self.p1[c].d.next = self.p1[c].q.val();
@@ -264,11 +260,10 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
             self.outstanding.d.next = self.outstanding.q.val() - 1;
         }
 
-        // S0: capture. Data registers load every cycle; the valid bit
-        // qualifies them.
-        self.mask.data.next = self.s_axis.tdata.val();
-        self.mask.keep.next = self.s_axis.tkeep.val();
-        self.x0.d.next = self.mask.y.val();
+        // S0: capture, zeroing the bytes tkeep drops. Data registers load
+        // every cycle; the valid bit qualifies them.
+        self.x0.d.next = self.s_axis.tdata.val();
+        self.x0.keep.next = self.s_axis.tkeep.val();
         self.v0.d.next = self.fire.val();
         self.last0.d.next = self.s_axis.tlast.val();
         self.user0.d.next = self.s_axis.tuser.val();
@@ -286,8 +281,8 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
         }
         self.init_matrix.x.next = self.init0.q.val();
         self.q1.d.next = self.init_matrix.y.val();
-        // One-hot of the highest kept byte; pad = (K-1) - its index.
-        self.top_byte.x.next = self.keep0.q.val() & !(self.keep0.q.val() >> 1);
+        // Index of the highest kept byte; pad = (K-1) - index.
+        self.top_byte.x.next = self.keep0.q.val();
         self.pad1.d.next = 0.into();
         if self.last0.q.val() {
             self.pad1.d.next = self.top_byte.y.val() ^ self.keep_max.val();

@@ -1,15 +1,19 @@
-//! Synchronous first-word-fall-through FIFO with a synchronous reset.
+//! Small synchronous first-word-fall-through FIFO with a synchronous reset.
 //!
 //! rust-hdl's `SynchronousFIFO` has no reset (its pointers rely on initial
-//! values), so a block reset could leave stale entries behind. This one is
-//! built the same way (a registered-read `RAM`, the read address forwarded
-//! by a cycle so `data_out` is valid whenever `empty` is low) and clears
-//! both pointers on `reset`.
+//! values) and forwards an incremented read address through a mux into a
+//! registered RAM, which sets the clock on small FPGAs. This one keeps its
+//! words in distributed RAM ([`LutRam`], asynchronous read) and moves the
+//! head word into an output register whenever that register is free or
+//! being emptied, so every path is short: a pointer register straight into
+//! the RAM address, and one enable computed from a 2-pointer compare.
 //!
-//! Capacity is `2^A` entries; `AP1 = A + 1` is the pointer width (checked in
-//! `new()`). A write takes one extra cycle to become visible at the read
-//! side. `write` when `full` and `read` when `empty` are ignored.
+//! Capacity: `2^A + 1` words (the RAM plus the output register). `AP1 =
+//! A + 1` is the pointer width (checked in `new()`). A written word appears
+//! at `data_out` two cycles later at the earliest. `write` when `full` and
+//! `read` when `empty` are ignored.
 
+use crate::prim::LutRam;
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::*;
 
@@ -23,23 +27,22 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     pub read: Signal<In, Bit>,
     pub data_out: Signal<Out, D>,
     pub empty: Signal<Out, Bit>,
-    /// Entries written and not yet read (including one not yet visible).
-    pub count: Signal<Out, Bits<AP1>>,
-    ram: RAM<D, A>,
+    ram: LutRam<D, A>,
     wptr: DFF<Bits<AP1>>,
-    wptr_seen: DFF<Bits<AP1>>,
     rptr: DFF<Bits<AP1>>,
-    do_write: Signal<Local, Bit>,
-    do_read: Signal<Local, Bit>,
+    out_valid: DFF<Bit>,
+    out_data: DFF<D>,
+    ram_empty: Signal<Local, Bit>,
+    load: Signal<Local, Bit>,
     addr_mask: Constant<Bits<AP1>>,
-    capacity: Constant<Bits<AP1>>,
+    wrap: Constant<Bits<AP1>>,
 }
 
 impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
     pub fn new() -> Self {
         assert!(
-            (1..=16).contains(&A),
-            "SyncFifo: address width {A} out of 1..=16"
+            (1..=8).contains(&A),
+            "SyncFifo: address width {A} out of 1..=8"
         );
         assert_eq!(AP1, A + 1, "SyncFifo: AP1 must be A + 1");
         Self {
@@ -51,15 +54,15 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             read: Default::default(),
             data_out: Default::default(),
             empty: Default::default(),
-            count: Default::default(),
-            ram: Default::default(),
+            ram: LutRam::new(),
             wptr: Default::default(),
-            wptr_seen: Default::default(),
             rptr: Default::default(),
-            do_write: Default::default(),
-            do_read: Default::default(),
+            out_valid: Default::default(),
+            out_data: Default::default(),
+            ram_empty: Default::default(),
+            load: Default::default(),
             addr_mask: Constant::new(((1u64 << A) - 1).into()),
-            capacity: Constant::new((1u64 << A).into()),
+            wrap: Constant::new((1u64 << A).into()),
         }
     }
 }
@@ -73,35 +76,34 @@ impl<D: Synth, const A: usize, const AP1: usize> Default for SyncFifo<D, A, AP1>
 impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wptr, wptr_seen, rptr);
-        self.ram.read_clock.next = self.clock.val();
-        self.ram.write_clock.next = self.clock.val();
-        self.count.next = self.wptr.q.val() - self.rptr.q.val();
-        self.full.next = self.count.val() == self.capacity.val();
-        self.empty.next = self.rptr.q.val() == self.wptr_seen.q.val();
-        self.do_write.next = self.write.val() & !self.full.val();
-        self.do_read.next = self.read.val() & !self.empty.val();
+        dff_setup!(self, clock, wptr, rptr, out_valid, out_data);
+        clock!(self, clock, ram);
+        // RAM full: the pointers differ only in their wrap bit.
+        self.full.next = (self.wptr.q.val() ^ self.rptr.q.val()) == self.wrap.val();
+        self.ram_empty.next = self.wptr.q.val() == self.rptr.q.val();
         // Write side.
-        self.ram.write_enable.next = self.do_write.val();
+        self.ram.write_enable.next = self.write.val() & !self.full.val();
         self.ram.write_address.next = bit_cast::<A, AP1>(self.wptr.q.val() & self.addr_mask.val());
         self.ram.write_data.next = self.data_in.val();
-        if self.do_write.val() {
+        if self.write.val() & !self.full.val() {
             self.wptr.d.next = self.wptr.q.val() + 1;
         }
-        self.wptr_seen.d.next = self.wptr.q.val();
-        // Read side: present the address of the word after the one being
-        // taken, so the registered RAM output is ready on the next cycle.
+        // Read side: refill the output register when it is free or taken.
         self.ram.read_address.next = bit_cast::<A, AP1>(self.rptr.q.val() & self.addr_mask.val());
-        if self.do_read.val() {
+        self.load.next = !self.ram_empty.val() & (!self.out_valid.q.val() | self.read.val());
+        if self.load.val() {
+            self.out_data.d.next = self.ram.read_data.val();
+            self.out_valid.d.next = true;
             self.rptr.d.next = self.rptr.q.val() + 1;
-            self.ram.read_address.next =
-                bit_cast::<A, AP1>((self.rptr.q.val() + 1) & self.addr_mask.val());
+        } else if self.read.val() {
+            self.out_valid.d.next = false;
         }
-        self.data_out.next = self.ram.read_data.val();
+        self.data_out.next = self.out_data.q.val();
+        self.empty.next = !self.out_valid.q.val();
         if self.reset.val() {
             self.wptr.d.next = 0.into();
-            self.wptr_seen.d.next = 0.into();
             self.rptr.d.next = 0.into();
+            self.out_valid.d.next = false;
         }
     }
 }

@@ -12,3 +12,4 @@ pub mod gf2;
 pub mod prim;
 pub mod stream;
 pub mod verilog;
+pub mod xornet;

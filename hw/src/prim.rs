@@ -1,24 +1,33 @@
 //! Leaf primitives whose Verilog body is generated from Rust data.
 //!
-//! rust-hdl kernels cannot assemble a vector bit by bit or replicate a bit
-//! (no concatenation, DESIGN §4), so the two datapath leaves that need it are
-//! written the way rust-hdl writes its own `DFF` and `RAM`: the module
-//! header comes from rust-hdl, the body from `Verilog::Custom`, and
-//! `update()` is the same function in Rust for rust-hdl's simulator. Each
-//! is a few lines of combinational Verilog; all state lives in the kernels
-//! that use them.
+//! rust-hdl kernels cannot assemble a vector bit by bit, address a byte by a
+//! loop index or read a memory asynchronously (DESIGN §4), so the leaves that
+//! need it are written the way rust-hdl writes its own `DFF` and `RAM`: the
+//! module header comes from rust-hdl, the body from `Verilog::Custom`, and
+//! `update()` is the same function in Rust for rust-hdl's simulator. Each is
+//! a few lines of Verilog; all control lives in the kernels that use them.
 
+use crate::xornet::{self, XorNet};
 use rust_hdl_core::prelude::*;
+use rust_hdl_core::timing::TimingInfo;
 
 /// `y = A · x` over GF(2) for a constant `M × N` matrix `A`: output bit `j`
-/// is the parity of `x & row[j]`. Yosys turns each row into a balanced XOR
-/// tree; constant rows with no or one input become wires.
+/// is the parity of `x & row[j]`.
+///
+/// The Verilog is a shared XOR network ([`crate::xornet`]): pairs of inputs
+/// common to several rows are computed once, and each output sums its terms
+/// as a balanced tree, shallowest terms first. With the macro
+/// [`FAST_SIM_DEFINE`] defined, the same matrix is written one row per line
+/// as `^(x & MASK)`, which Verilator evaluates a machine word at a time
+/// (several times faster than the bit-level network); the test benches run
+/// both forms.
 #[derive(LogicBlock)]
 pub struct XorMatrix<const N: usize, const M: usize> {
     pub x: Signal<In, Bits<N>>,
     pub y: Signal<Out, Bits<M>>,
     /// Row masks, `M` rows of `ceil(N / 64)` little-endian words.
     _rows: Vec<Vec<u64>>,
+    _net: XorNet,
 }
 
 impl<const N: usize, const M: usize> XorMatrix<N, M> {
@@ -31,9 +40,17 @@ impl<const N: usize, const M: usize> XorMatrix<N, M> {
                 assert_eq!(row[N / 64] >> (N % 64), 0, "row has bits beyond N");
             }
         }
+        let sets: Vec<Vec<usize>> = (0..M)
+            .map(|j| {
+                (0..N)
+                    .filter(|i| (rows[j][i / 64] >> (i % 64)) & 1 == 1)
+                    .collect()
+            })
+            .collect();
         Self {
             x: Default::default(),
             y: Default::default(),
+            _net: xornet::share(&sets, N),
             _rows: rows,
         }
     }
@@ -46,10 +63,55 @@ impl<const N: usize, const M: usize> XorMatrix<N, M> {
         })
     }
 
+    /// The simulation form: one 256-entry table per input byte (filled by
+    /// an `initial` loop from the row masks), so a Verilator model does a
+    /// lookup per byte instead of a parity per row. Inputs not a multiple
+    /// of 8 wide fall back to one `^(x & MASK)` per row.
+    fn fast_sim_body(&self) -> String {
+        let mut b = String::new();
+        if N % 8 != 0 {
+            b.push_str("always @(*) begin\n");
+            for j in 0..M {
+                let rhs = match self.inputs_of(j).collect::<Vec<_>>().as_slice() {
+                    [] => "1'b0".to_string(),
+                    [i] => format!("x[{i}]"),
+                    _ => format!("^(x & {})", verilog_literal(N, &self._rows[j])),
+                };
+                b.push_str(&format!("    y[{j}] = {rhs};\n"));
+            }
+            b.push_str("end\n");
+            return b;
+        }
+        let lanes = N / 8;
+        for g in 0..lanes {
+            b.push_str(&format!("reg [{}:0] tab{g} [0:255];\n", M - 1));
+        }
+        b.push_str("integer v;\ninitial begin\n    for (v = 0; v < 256; v = v + 1) begin\n");
+        for g in 0..lanes {
+            for j in 0..M {
+                let mask = (self._rows[j][g / 8] >> (8 * (g % 8))) & 0xff;
+                b.push_str(&format!(
+                    "        tab{g}[v][{j}] = ^(v[7:0] & 8'h{mask:02x});\n"
+                ));
+            }
+        }
+        b.push_str("    end\nend\nalways @(*) begin\n    y = ");
+        let terms: Vec<String> = (0..lanes)
+            .map(|g| format!("tab{g}[x[{}:{}]]", 8 * g + 7, 8 * g))
+            .collect();
+        b.push_str(&terms.join(" ^ "));
+        b.push_str(";\nend\n");
+        b
+    }
+
     fn inputs_of(&self, j: usize) -> impl Iterator<Item = usize> + '_ {
         (0..N).filter(move |i| (self._rows[j][i / 64] >> (i % 64)) & 1 == 1)
     }
 }
+
+/// Verilog macro selecting the word-parallel simulation form of
+/// [`XorMatrix`] (same function, checked by running the tests on both).
+pub const FAST_SIM_DEFINE: &str = "ROCE_FAST_SIM";
 
 /// A Verilog literal of `width` bits from little-endian 64-bit words.
 pub fn verilog_literal(width: usize, words: &[u64]) -> String {
@@ -68,64 +130,185 @@ impl<const N: usize, const M: usize> Logic for XorMatrix<N, M> {
     }
 
     fn hdl(&self) -> Verilog {
-        let mut body = String::from("always @(*) begin\n");
-        for j in 0..M {
-            let inputs: Vec<usize> = self.inputs_of(j).collect();
-            let rhs = match inputs.as_slice() {
-                [] => "1'b0".to_string(),
-                [i] => format!("x[{i}]"),
-                _ => format!("^(x & {})", verilog_literal(N, &self._rows[j])),
+        let net = &self._net;
+        let name = |n: usize| {
+            if n < N {
+                format!("x[{n}]")
+            } else {
+                format!("n{n}")
+            }
+        };
+        let mut depth: Vec<usize> = vec![0; N];
+        let mut body = format!("`ifdef {FAST_SIM_DEFINE}\n{}`else\n", self.fast_sim_body());
+        for k in 0..net.gates.len() {
+            body.push_str(&format!("reg n{};\n", N + k));
+        }
+        body.push_str("always @(*) begin\n");
+        for &(a, b) in &net.gates {
+            let g = depth.len();
+            depth.push(depth[a].max(depth[b]) + 1);
+            body.push_str(&format!("    n{g} = {} ^ {};\n", name(a), name(b)));
+        }
+        for (j, terms) in net.outputs.iter().enumerate() {
+            // Sum as a balanced tree: always join the two shallowest terms.
+            let mut heap: Vec<(usize, String)> =
+                terms.iter().map(|&t| (depth[t], name(t))).collect();
+            let rhs = loop {
+                heap.sort_by(|p, q| q.0.cmp(&p.0).then_with(|| q.1.cmp(&p.1)));
+                match (heap.pop(), heap.pop()) {
+                    (None, _) => break "1'b0".to_string(),
+                    (Some((_, e)), None) => break e,
+                    (Some((da, a)), Some((db, b))) => {
+                        heap.push((da.max(db) + 1, format!("({a} ^ {b})")))
+                    }
+                }
             };
+            let rhs = rhs
+                .strip_prefix('(')
+                .and_then(|r| r.strip_suffix(')'))
+                .filter(|_| terms.len() > 1)
+                .map_or(rhs.clone(), str::to_string);
             body.push_str(&format!("    y[{j}] = {rhs};\n"));
         }
-        body.push_str("end\n");
+        body.push_str("end\n`endif\n");
         Verilog::Custom(body)
     }
 }
 
-/// `y = data` with every byte whose `keep` bit is clear forced to zero
-/// (AXI-Stream null bytes carry no defined value).
+/// A register that loads `d` with every byte whose `keep` bit is clear
+/// forced to zero (AXI-Stream null bytes carry no defined value).
+///
+/// Written per byte as `if (keep[b]) q <= d; else q <= 0;`, which synthesis
+/// maps onto the flip-flops' synchronous reset (FDRE `R`, TRELLIS_FF `LSR`,
+/// SB_DFFSR): the masking costs no LUTs.
 #[derive(LogicBlock, Default)]
-pub struct ByteMask<const W: usize, const K: usize> {
-    pub data: Signal<In, Bits<W>>,
+pub struct MaskedReg<const W: usize, const K: usize> {
+    pub clock: Signal<In, Clock>,
+    pub d: Signal<In, Bits<W>>,
     pub keep: Signal<In, Bits<K>>,
-    pub y: Signal<Out, Bits<W>>,
+    pub q: Signal<Out, Bits<W>>,
 }
 
-impl<const W: usize, const K: usize> ByteMask<W, K> {
+impl<const W: usize, const K: usize> MaskedReg<W, K> {
     pub fn new() -> Self {
-        assert_eq!(K * 8, W, "ByteMask: K must be W / 8");
+        assert_eq!(K * 8, W, "MaskedReg: K must be W / 8");
         Self::default()
+    }
+
+    /// The value loaded at a clock edge.
+    pub fn masked(d: Bits<W>, keep: Bits<K>) -> Bits<W> {
+        let mut y = d;
+        for byte in (0..K).filter(|&b| !keep.get_bit(b)) {
+            for bit in 0..8 {
+                y = y.replace_bit(byte * 8 + bit, false);
+            }
+        }
+        y
     }
 }
 
-impl<const W: usize, const K: usize> Logic for ByteMask<W, K> {
+impl<const W: usize, const K: usize> Logic for MaskedReg<W, K> {
     fn update(&mut self) {
-        let mut y = self.data.val();
-        let keep = self.keep.val();
-        for byte in 0..K {
-            if !keep.get_bit(byte) {
-                for bit in 0..8 {
-                    y = y.replace_bit(byte * 8 + bit, false);
-                }
-            }
+        if self.clock.pos_edge() {
+            self.q.next = Self::masked(self.d.val(), self.keep.val());
         }
-        self.y.next = y;
     }
 
     fn connect(&mut self) {
-        self.y.connect();
+        self.q.connect();
     }
 
     fn hdl(&self) -> Verilog {
-        let spread: Vec<String> = (0..K)
-            .rev()
-            .map(|b| format!("{{8{{keep[{b}]}}}}"))
-            .collect();
+        let mut body = String::from("always @(posedge clock) begin\n");
+        for b in 0..K {
+            let (hi, lo) = (b * 8 + 7, b * 8);
+            body.push_str(&format!(
+                "    if (keep[{b}]) q[{hi}:{lo}] <= d[{hi}:{lo}]; else q[{hi}:{lo}] <= 8'h0;\n"
+            ));
+        }
+        body.push_str("end\n");
+        Verilog::Custom(body)
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "masked_reg".into(),
+            clock: "clock".into(),
+            inputs: vec!["d".into(), "keep".into()],
+            outputs: vec!["q".into()],
+        }]
+    }
+}
+
+/// Simple dual-port memory with a synchronous write and an asynchronous
+/// read: distributed RAM (RAM32M/RAM64M on 7-series, DPR16X4 on ECP5), for
+/// small queues whose read must not cost a cycle. `2^A` words of `D`.
+#[derive(LogicBlock)]
+pub struct LutRam<D: Synth, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_address: Signal<In, Bits<A>>,
+    pub write_data: Signal<In, D>,
+    pub read_address: Signal<In, Bits<A>>,
+    pub read_data: Signal<Out, D>,
+    _mem: Vec<D>,
+}
+
+impl<D: Synth, const A: usize> LutRam<D, A> {
+    pub fn new() -> Self {
+        assert!(
+            (1..=8).contains(&A),
+            "LutRam: address width {A} out of 1..=8"
+        );
+        Self {
+            clock: Default::default(),
+            write_enable: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            _mem: vec![D::default(); 1 << A],
+        }
+    }
+}
+
+impl<D: Synth, const A: usize> Default for LutRam<D, A> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<D: Synth, const A: usize> Logic for LutRam<D, A> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() && self.write_enable.val() {
+            self._mem[self.write_address.val().index()] = self.write_data.val();
+        }
+        self.read_data.next = self._mem[self.read_address.val().index()];
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
-            "always @(*) begin\n    y = data & {{{}}};\nend\n",
-            spread.join(", ")
+            "reg [{msb}:0] mem [0:{last}];\n\nalways @(posedge clock) begin\n    if (write_enable) mem[write_address] <= write_data;\nend\n\nalways @(*) begin\n    read_data = mem[read_address];\nend\n",
+            msb = D::BITS - 1,
+            last = (1usize << A) - 1
         ))
+    }
+
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "lutram_write".into(),
+            clock: "clock".into(),
+            inputs: vec![
+                "write_enable".into(),
+                "write_address".into(),
+                "write_data".into(),
+            ],
+            outputs: vec![],
+        }]
     }
 }
 
@@ -161,11 +344,31 @@ mod tests {
     }
 
     #[test]
-    fn byte_mask_synthesizes() {
-        let mut m = ByteMask::<64, 8>::new();
+    fn masked_reg_zeroes_dropped_bytes() {
+        let d: Bits<64> = 0x8877_6655_4433_2211u64.into();
+        let keep: Bits<8> = 0b0000_0101u64.into();
+        assert_eq!(
+            MaskedReg::<64, 8>::masked(d, keep),
+            Bits::<64>::from(0x0033_0011u64)
+        );
+    }
+
+    #[test]
+    fn masked_reg_synthesizes() {
+        let mut m = MaskedReg::<64, 8>::new();
         m.connect_all();
         let v = generate_verilog(&m);
-        assert!(v.contains("{8{keep[7]}}"), "{v}");
-        yosys_validate("byte_mask", &v).unwrap();
+        assert!(
+            v.contains("if (keep[7]) q[63:56] <= d[63:56]; else q[63:56] <= 8'h0;"),
+            "{v}"
+        );
+        yosys_validate("masked_reg", &v).unwrap();
+    }
+
+    #[test]
+    fn lut_ram_synthesizes() {
+        let mut m = LutRam::<Bits<33>, 5>::new();
+        m.connect_all();
+        yosys_validate("lut_ram", &generate_verilog(&m)).unwrap();
     }
 }
