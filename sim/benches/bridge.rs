@@ -35,12 +35,7 @@ macro_rules! bench_crc {
             if src.backlog() < 4 {
                 src.push(&packet);
             }
-            src.drive(&mut dut.s_axis());
-            sink.drive(&mut dut.m_crc());
-            dut.eval();
-            src.handshake(&dut.s_axis());
-            sink.handshake(&dut.m_crc());
-            dut.tick();
+            roce_sim::stream_cycle!(dut, src => s_axis, sink => m_crc);
         }
         let with_bfms = cycles as f64 / start.elapsed().as_secs_f64() / 1e6;
         assert_eq!(sink.violations, Vec::<String>::new());

@@ -1,7 +1,8 @@
 //! Bus-functional models: a seeded packet source with random idle cycles
 //! and a seeded packet sink with random backpressure.
 //!
-//! Both follow one cycle discipline, which every bench uses:
+//! Both follow one cycle discipline, which every bench uses (and
+//! [`stream_cycle!`](crate::stream_cycle) writes out):
 //!
 //! ```text
 //! src.drive(&mut dut.s_axis());      // inputs for this cycle
@@ -250,4 +251,24 @@ impl PacketSink {
         }
         Some(beat)
     }
+}
+
+/// One bench cycle between a source and a sink on two stream ports of a
+/// model: drive both, settle, sample both handshakes, clock. Evaluates to
+/// `(beat taken from the source, beat delivered to the sink)`.
+///
+/// ```text
+/// let (sent, got) = roce_sim::stream_cycle!(dut, src => s_axis, sink => m_axis);
+/// ```
+#[macro_export]
+macro_rules! stream_cycle {
+    ($dut:expr, $src:expr => $input:ident, $sink:expr => $output:ident) => {{
+        $src.drive(&mut $dut.$input());
+        $sink.drive(&mut $dut.$output());
+        $dut.eval();
+        let sent = $src.handshake(&$dut.$input());
+        let got = $sink.handshake(&$dut.$output());
+        $dut.tick();
+        (sent, got)
+    }};
 }

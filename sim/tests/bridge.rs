@@ -6,6 +6,7 @@ use roce_sim::bfm::{PacketSink, PacketSource};
 use roce_sim::model::Model;
 use roce_sim::models::{AxisRegisterW512, AxisRegisterW64, Crc32W64};
 use roce_sim::rng::Rng;
+use roce_sim::stream_cycle;
 
 /// Every bit of a 512-bit input port reaches the 512-bit output port of the
 /// register slice unchanged (and the 64-bit keep with it), one cycle later.
@@ -46,7 +47,7 @@ fn port_512_bits_round_trip() {
 /// arrive whole, in order, with the stream rules kept (both widths).
 #[test]
 fn register_slice_keeps_packets_under_backpressure() {
-    fn check<F: FnMut(&mut PacketSource, &mut PacketSink) -> bool>(lanes: usize, mut step: F) {
+    fn check<F: FnMut(&mut PacketSource, &mut PacketSink)>(lanes: usize, mut step: F) {
         let seed = Rng::seed_from_env("register_slice", 0x5ce);
         let mut rng = Rng::new(seed);
         let mut src = PacketSource::new(lanes, seed, 300);
@@ -78,23 +79,11 @@ fn register_slice_keeps_packets_under_backpressure() {
     }
     let mut narrow = AxisRegisterW64::new();
     check(8, |src, sink| {
-        src.drive(&mut narrow.s_axis());
-        sink.drive(&mut narrow.m_axis());
-        narrow.eval();
-        src.handshake(&narrow.s_axis());
-        sink.handshake(&narrow.m_axis());
-        narrow.tick();
-        true
+        stream_cycle!(narrow, src => s_axis, sink => m_axis);
     });
     let mut wide = AxisRegisterW512::new();
     check(64, |src, sink| {
-        src.drive(&mut wide.s_axis());
-        sink.drive(&mut wide.m_axis());
-        wide.eval();
-        src.handshake(&wide.s_axis());
-        sink.handshake(&wide.m_axis());
-        wide.tick();
-        true
+        stream_cycle!(wide, src => s_axis, sink => m_axis);
     });
 }
 
@@ -112,12 +101,7 @@ fn two_models_in_two_threads() {
         }
         dut.set_s_init(0xFFFF_FFFF);
         while sink.packets.len() < 50 {
-            src.drive(&mut dut.s_axis());
-            sink.drive(&mut dut.m_crc());
-            dut.eval();
-            src.handshake(&dut.s_axis());
-            sink.handshake(&dut.m_crc());
-            dut.tick();
+            stream_cycle!(dut, src => s_axis, sink => m_crc);
         }
         let want = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(&data);
         sink.packets

@@ -126,6 +126,67 @@ struct RunStats {
     input_stalls: u64,
 }
 
+/// A packet source, a result sink, and the start state of each packet
+/// queued or on the wire.
+struct Bench {
+    src: PacketSource,
+    sink: PacketSink,
+    inits: VecDeque<u32>,
+    garbage: Rng,
+    stats: RunStats,
+}
+
+impl Bench {
+    fn new(lanes: usize, seed: u64, idle: u32, stall: u32) -> Self {
+        Bench {
+            src: PacketSource::new(lanes, seed, idle),
+            sink: PacketSink::new(4, seed.wrapping_add(1), stall),
+            inits: VecDeque::new(),
+            garbage: Rng::new(seed ^ 0x5eed),
+            stats: RunStats::default(),
+        }
+    }
+
+    fn push(&mut self, case: &Case) {
+        match &case.beats {
+            Some(beats) => self.src.push_beats(beats),
+            None => self.src.push(&case.data),
+        }
+        self.inits.push_back(case.init);
+    }
+
+    /// One cycle: drive (`s_init` = the packet's start state with its first
+    /// beat, random garbage otherwise, which the block must ignore), settle,
+    /// sample both handshakes, clock. Returns the result beat taken, if any.
+    fn cycle<D: CrcDut>(&mut self, dut: &mut D) -> Option<Beat> {
+        dut.src_drive(&mut self.src);
+        if self.src.presenting_first() {
+            dut.set_init(*self.inits.front().expect("init for the packet on the wire"));
+        } else {
+            dut.set_init(self.garbage.next_u32());
+        }
+        dut.sink_drive(&mut self.sink);
+        dut.eval();
+        if self.src.presenting().is_some() && !dut.in_ready() {
+            self.stats.input_stalls += 1;
+        }
+        if let Some(beat) = dut.src_handshake(&mut self.src) {
+            self.stats.beats += 1;
+            if beat.last {
+                self.inits.pop_front();
+            }
+        }
+        let result = dut.sink_handshake(&mut self.sink);
+        dut.tick();
+        self.stats.cycles += 1;
+        result
+    }
+}
+
+fn crc_of(result: &roce_sim::bfm::Packet) -> u32 {
+    u32::from_le_bytes(result.data.as_slice().try_into().expect("4-byte result"))
+}
+
 /// Drive `cases` through `dut`, feeding the source lazily so memory stays
 /// flat, and check every result in order. Returns counters.
 fn run<D: CrcDut>(
@@ -135,27 +196,18 @@ fn run<D: CrcDut>(
     idle: u32,
     stall: u32,
 ) -> RunStats {
-    let lanes = dut.lanes();
-    let mut rng = Rng::new(seed ^ 0x5eed);
-    let mut src = PacketSource::new(lanes, seed, idle);
-    let mut sink = PacketSink::new(4, seed.wrapping_add(1), stall);
+    let mut bench = Bench::new(dut.lanes(), seed, idle, stall);
     let mut cases = cases.into_iter();
-    let mut inits: VecDeque<u32> = VecDeque::new();
     let mut expect: VecDeque<Option<u32>> = VecDeque::new();
-    let mut stats = RunStats::default();
     let mut got = 0usize;
     let mut idle_cycles = 0u64;
     let mut exhausted = false;
     loop {
         // Keep a few packets queued at the source.
-        while !exhausted && src.backlog() < 64 {
+        while !exhausted && bench.src.backlog() < 64 {
             match cases.next() {
                 Some(c) => {
-                    match &c.beats {
-                        Some(beats) => src.push_beats(beats),
-                        None => src.push(&c.data),
-                    }
-                    inits.push_back(c.init);
+                    bench.push(&c);
                     expect.push_back(c.expect);
                 }
                 None => exhausted = true,
@@ -164,69 +216,36 @@ fn run<D: CrcDut>(
         if exhausted && expect.is_empty() {
             break;
         }
-        src_drive_with_init(dut, &mut src, &inits, &mut rng);
-        dut.sink_drive(&mut sink);
-        dut.eval();
-        if src.presenting().is_some() && !dut.in_ready() {
-            stats.input_stalls += 1;
-        }
-        if let Some(beat) = dut.src_handshake(&mut src) {
-            stats.beats += 1;
-            if beat.last {
-                inits.pop_front();
-            }
-        }
-        let progressed = match dut.sink_handshake(&mut sink) {
-            Some(_) => {
-                let result = sink.packets.pop_front().expect("one beat per result");
-                let crc =
-                    u32::from_le_bytes(result.data.as_slice().try_into().expect("4-byte result"));
-                match expect.pop_front().expect("a result with no packet") {
-                    Some(want) => {
-                        assert!(!result.user, "packet {got}: good packet flagged malformed");
-                        assert_eq!(
-                            crc, want,
-                            "packet {got}: CRC {crc:#010x}, expected {want:#010x}"
-                        );
-                    }
-                    None => assert!(result.user, "packet {got}: malformed packet not flagged"),
+        if bench.cycle(dut).is_some() {
+            let result = bench.sink.packets.pop_front().expect("one beat per result");
+            let crc = crc_of(&result);
+            match expect.pop_front().expect("a result with no packet") {
+                Some(want) => {
+                    assert!(!result.user, "packet {got}: good packet flagged malformed");
+                    assert_eq!(
+                        crc, want,
+                        "packet {got}: CRC {crc:#010x}, expected {want:#010x}"
+                    );
                 }
-                got += 1;
-                true
+                None => assert!(result.user, "packet {got}: malformed packet not flagged"),
             }
-            None => false,
-        };
-        dut.tick();
-        stats.cycles += 1;
-        idle_cycles = if progressed { 0 } else { idle_cycles + 1 };
-        assert!(
-            idle_cycles < 10_000,
-            "no result for 10000 cycles after {got} results"
-        );
+            got += 1;
+            idle_cycles = 0;
+        } else {
+            idle_cycles += 1;
+            assert!(
+                idle_cycles < 10_000,
+                "no result for 10000 cycles after {got} results"
+            );
+        }
     }
     assert_eq!(
-        sink.violations,
+        bench.sink.violations,
         Vec::<String>::new(),
         "result stream broke the stream rules"
     );
-    assert!(src.is_done());
-    stats
-}
-
-/// Drive the source; `s_init` carries the packet's start state with its
-/// first beat and random garbage otherwise (it must be ignored then).
-fn src_drive_with_init<D: CrcDut>(
-    dut: &mut D,
-    src: &mut PacketSource,
-    inits: &VecDeque<u32>,
-    rng: &mut Rng,
-) {
-    dut.src_drive(src);
-    if src.presenting_first() {
-        dut.set_init(*inits.front().expect("init for the packet on the wire"));
-    } else {
-        dut.set_init(rng.next_u32());
-    }
+    assert!(bench.src.is_done());
+    bench.stats
 }
 
 fn every_length<D: CrcDut>(name: &str) {
@@ -378,50 +397,29 @@ fn result_backpressure<D: CrcDut>(name: &str) {
     let mut rng = Rng::new(seed);
     let mut dut = D::create();
     let lanes = dut.lanes();
-    let mut src = PacketSource::new(lanes, seed, 0);
-    let mut sink = PacketSink::new(4, seed, 1000);
+    let mut bench = Bench::new(lanes, seed, 0, 1000);
     let cases: Vec<Case> = (0..80)
         .map(|_| sized_case(&mut rng, 1, 2 * lanes))
         .collect();
     for c in &cases {
-        src.push(&c.data);
+        bench.push(c);
     }
-    let mut inits: VecDeque<u32> = cases.iter().map(|c| c.init).collect();
     for _ in 0..400 {
-        src_drive_with_init(&mut dut, &mut src, &inits, &mut rng);
-        dut.sink_drive(&mut sink);
-        dut.eval();
-        if let Some(b) = dut.src_handshake(&mut src) {
-            if b.last {
-                inits.pop_front();
-            }
-        }
-        dut.sink_handshake(&mut sink);
-        dut.tick();
+        bench.cycle(&mut dut);
     }
     assert_eq!(
-        src.packets_sent, 32,
+        bench.src.packets_sent, 32,
         "input must stop at RESULT_DEPTH outstanding results"
     );
-    assert!(sink.packets.is_empty());
-    sink.set_stall(500);
+    assert!(bench.sink.packets.is_empty());
+    bench.sink.set_stall(500);
     for _ in 0..2000 {
-        src_drive_with_init(&mut dut, &mut src, &inits, &mut rng);
-        dut.sink_drive(&mut sink);
-        dut.eval();
-        if let Some(b) = dut.src_handshake(&mut src) {
-            if b.last {
-                inits.pop_front();
-            }
-        }
-        dut.sink_handshake(&mut sink);
-        dut.tick();
+        bench.cycle(&mut dut);
     }
-    assert_eq!(sink.violations, Vec::<String>::new());
-    assert_eq!(sink.packets.len(), cases.len());
-    for (i, (p, c)) in sink.packets.iter().zip(&cases).enumerate() {
-        let crc = u32::from_le_bytes(p.data.as_slice().try_into().unwrap());
-        assert_eq!(Some(crc), c.expect, "packet {i}");
+    assert_eq!(bench.sink.violations, Vec::<String>::new());
+    assert_eq!(bench.sink.packets.len(), cases.len());
+    for (i, (p, c)) in bench.sink.packets.iter().zip(&cases).enumerate() {
+        assert_eq!(Some(crc_of(p)), c.expect, "packet {i}");
     }
 }
 
@@ -434,30 +432,21 @@ fn reset_mid_packet<D: CrcDut>(name: &str) {
     let lanes = dut.lanes();
     // Two short packets whose results sit in the stalled queue, then half
     // of a long packet, then reset.
-    let mut src = PacketSource::new(lanes, seed, 0);
-    let mut sink = PacketSink::new(4, seed, 1000);
-    src.push(&rng.bytes(lanes));
-    src.push(&rng.bytes(1));
-    src.push(&rng.bytes(5 * lanes));
-    dut.set_init(0xFFFF_FFFF);
-    for _ in 0..5 {
-        dut.src_drive(&mut src);
-        dut.sink_drive(&mut sink);
-        dut.eval();
-        dut.src_handshake(&mut src);
-        dut.sink_handshake(&mut sink);
-        dut.tick();
+    let mut bench = Bench::new(lanes, seed, 0, 1000);
+    for len in [lanes, 1, 5 * lanes] {
+        bench.push(&good_case(&mut rng, len));
     }
-    assert_eq!(src.packets_sent, 2);
+    for _ in 0..5 {
+        bench.cycle(&mut dut);
+    }
+    assert_eq!(bench.src.packets_sent, 2);
+    let mut quiet = Bench::new(lanes, seed, 0, 1000);
     for _ in 0..20 {
-        dut.src_drive(&mut PacketSource::new(lanes, 0, 0));
-        dut.eval();
-        dut.tick();
+        quiet.cycle(&mut dut);
     }
     assert!(dut.out_valid(), "results queued before reset");
     dut.set_rst(true);
-    dut.src_drive(&mut PacketSource::new(lanes, 0, 0));
-    dut.tick();
+    quiet.cycle(&mut dut);
     dut.set_rst(false);
     let cases: Vec<Case> = (0..40)
         .map(|_| sized_case(&mut rng, 1, 3 * lanes))
