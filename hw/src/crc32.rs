@@ -20,15 +20,15 @@
 //! | S2 | sum the partials | XOR ≤ C+1 |
 //! | S3 | loop: `s ← A^W s ⊕ d` (0 after a last beat) | XOR ≤ 33 |
 //! | S4..S3+P | undo the zero bytes of the last beat: `r ← A^(-8·2^b) r` when pad bit `b` is set | XOR ≤ 32, mux |
-//! | FIFO | result queue, 32 deep, for `m_crc` backpressure | — |
+//! | queue | result FIFO (33 words) for `m_crc` backpressure | — |
 //!
 //! A last beat with `n` valid bytes is fed as a full beat whose `K-n` top
 //! bytes are zero; that multiplies the true register by `A^(8(K-n))`, which
 //! the correction stages take back off. So the loop never depends on
 //! `tkeep` and the pad count arrives with the result, off the loop.
 //!
-//! Latency from the last beat's handshake to `m_crc.tvalid`: `P + 6` cycles (S0..S3, P correction stages, two
-//! in the result queue).
+//! Latency from the last beat's handshake to `m_crc.tvalid`: `P + 6`
+//! cycles (S0..S3, P correction stages, two in the result queue).
 //! Throughput: one beat per cycle, back-to-back packets of any length,
 //! including one-beat packets (one result per cycle).
 //!
@@ -53,6 +53,8 @@ pub const PAD_BITS: usize = 6;
 /// Results that may be queued or in flight before `s_axis.tready` falls.
 pub const RESULT_DEPTH: usize = 32;
 const RESULT_ADDR_BITS: usize = 5;
+// The queue (2^A + 1 words) holds every result the credit lets in.
+const _: () = assert!(RESULT_DEPTH <= (1 << RESULT_ADDR_BITS) + 1 && RESULT_DEPTH < 64);
 
 /// One CRC result as it waits in the output queue.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
@@ -226,7 +228,7 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
             state,
             err_acc
         );
-        clock!(self, clock, results, x0);
+        clock!(self, clock, results);
         for c in 0..self.p1.len() {
             self.p1[c].clock.next = self.clock.val();
             self.p1[c].d.next = self.p1[c].q.val();
