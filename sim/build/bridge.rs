@@ -241,7 +241,32 @@ impl Bridge {
                 dir.display()
             );
         }
+        self.prune(name);
         dir
+    }
+
+    /// Keep the newest `KEEP` entries of a model: older ones hold Verilog
+    /// that has since changed (a few stay for builds that switch branches).
+    fn prune(&self, name: &str) {
+        const KEEP: usize = 3;
+        let prefix = format!("{name}-");
+        let Ok(entries) = fs::read_dir(&self.cache_root) else {
+            return;
+        };
+        let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
+            .filter_map(Result::ok)
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n.strip_prefix(&prefix).is_some_and(|key| {
+                    key.len() == 16 && key.bytes().all(|b| b.is_ascii_hexdigit())
+                })
+            })
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        found.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for (_, old) in found.into_iter().skip(KEEP) {
+            let _ = fs::remove_dir_all(old);
+        }
     }
 
     /// Verilator's own runtime, compiled once per Verilator version.
