@@ -10,7 +10,9 @@ use std::sync::Mutex;
 pub trait Model {
     /// Settle combinational logic after inputs change.
     fn eval(&mut self);
-    /// One clock cycle (rising then falling edge), dumping both to the trace.
+    /// One clock cycle. The rising edge is evaluated here; the falling edge
+    /// (on which no roce-hw block acts) is folded into the next `eval()`,
+    /// or evaluated here too when tracing, so the trace shows both edges.
     fn tick(&mut self);
     /// Cycles ticked since construction.
     fn cycles(&self) -> u64;
@@ -45,7 +47,7 @@ pub fn trace_name(thread: Option<&str>, top: &str, seq: u32) -> String {
 }
 
 /// With `ROCE_TRACE=<dir>` set, where this model's trace goes: one VCD per
-/// test and model, `<dir>/<test>.<top>.vcd`.
+/// test and model, `<dir>/<test>.<model>.vcd` (`top` is the model name).
 pub fn trace_path_from_env(top: &str) -> Option<PathBuf> {
     let dir = PathBuf::from(std::env::var_os("ROCE_TRACE")?);
     std::fs::create_dir_all(&dir)
