@@ -267,6 +267,24 @@ impl Bridge {
         for (_, old) in found.into_iter().skip(KEEP) {
             let _ = fs::remove_dir_all(old);
         }
+        // Work directories of builds that failed (Verilator or C++ errors)
+        // and are older than an hour: no build still writes them.
+        let hidden = format!(".{name}-");
+        for e in fs::read_dir(&self.cache_root)
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let stale = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > 3600);
+            if stale && e.file_name().to_string_lossy().starts_with(&hidden) {
+                let _ = fs::remove_dir_all(e.path());
+            }
+        }
     }
 
     /// Verilator's own runtime, compiled once per Verilator version.
