@@ -9,12 +9,9 @@
 //!   place and route. Only for measurement, never for a real design.
 
 use roce_hw::blocks::Generated;
-use roce_hw::verilog::Dir;
+use roce_hw::verilog::{Dir, VERILATOR_SUPPRESSIONS};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-/// Verilator warnings rust-hdl's Verilog trips by design (DESIGN §4).
-pub const LINT_SUPPRESSIONS: &[&str] = &["-Wno-WIDTH", "-Wno-UNOPTFLAT"];
 
 fn json_str(s: &str) -> String {
     let mut out = String::from("\"");
@@ -52,7 +49,7 @@ pub fn manifest_json(g: &Generated) -> String {
         Some(l) => writeln!(s, "  \"latency_cycles\": {l},").unwrap(),
         None => writeln!(s, "  \"latency_cycles\": null,").unwrap(),
     }
-    let flags: Vec<String> = LINT_SUPPRESSIONS.iter().map(|f| json_str(f)).collect();
+    let flags: Vec<String> = VERILATOR_SUPPRESSIONS.iter().map(|f| json_str(f)).collect();
     writeln!(s, "  \"verilator_lint_flags\": [{}],", flags.join(", ")).unwrap();
     s.push_str("  \"ports\": [\n");
     let ports: Vec<String> = g

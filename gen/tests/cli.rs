@@ -3,6 +3,7 @@
 //! non-zero naming the valid values.
 
 use roce_hw::blocks::BLOCKS;
+use roce_hw::verilog::VERILATOR_SUPPRESSIONS;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -24,13 +25,8 @@ fn scratch(name: &str) -> PathBuf {
 fn lint(files: &[PathBuf], top: &str) {
     for define in [None, Some(format!("-D{}", roce_hw::prim::FAST_SIM_DEFINE))] {
         let out = Command::new("verilator")
-            .args([
-                "--lint-only",
-                "-Wno-WIDTH",
-                "-Wno-UNOPTFLAT",
-                "--top-module",
-                top,
-            ])
+            .args(["--lint-only", "--top-module", top])
+            .args(VERILATOR_SUPPRESSIONS)
             .args(define.iter())
             .args(files)
             .output()

@@ -33,6 +33,7 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     out_valid: DFF<Bit>,
     out_data: DFF<D>,
     ram_empty: Signal<Local, Bit>,
+    store: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
     addr_mask: Constant<Bits<AP1>>,
     wrap: Constant<Bits<AP1>>,
@@ -60,6 +61,7 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             out_valid: Default::default(),
             out_data: Default::default(),
             ram_empty: Default::default(),
+            store: Default::default(),
             load: Default::default(),
             addr_mask: Constant::new(((1u64 << A) - 1).into()),
             wrap: Constant::new((1u64 << A).into()),
@@ -82,10 +84,11 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
         self.full.next = (self.wptr.q.val() ^ self.rptr.q.val()) == self.wrap.val();
         self.ram_empty.next = self.wptr.q.val() == self.rptr.q.val();
         // Write side.
-        self.ram.write_enable.next = self.write.val() & !self.full.val();
+        self.store.next = self.write.val() & !self.full.val();
+        self.ram.write_enable.next = self.store.val();
         self.ram.write_address.next = bit_cast::<A, AP1>(self.wptr.q.val() & self.addr_mask.val());
         self.ram.write_data.next = self.data_in.val();
-        if self.write.val() & !self.full.val() {
+        if self.store.val() {
             self.wptr.d.next = self.wptr.q.val() + 1;
         }
         // Read side: refill the output register when it is free or taken.

@@ -10,17 +10,20 @@
 use crate::xornet::{self, XorNet};
 use rust_hdl_core::prelude::*;
 use rust_hdl_core::timing::TimingInfo;
+use std::cmp::Reverse;
 
 /// `y = A · x` over GF(2) for a constant `M × N` matrix `A`: output bit `j`
 /// is the parity of `x & row[j]`.
 ///
-/// The Verilog is a shared XOR network ([`crate::xornet`]): pairs of inputs
-/// common to several rows are computed once, and each output sums its terms
-/// as a balanced tree, shallowest terms first. With the macro
-/// [`FAST_SIM_DEFINE`] defined, the same matrix is written one row per line
-/// as `^(x & MASK)`, which Verilator evaluates a machine word at a time
-/// (several times faster than the bit-level network); the test benches run
-/// both forms.
+/// The Verilog holds two forms of the same matrix:
+/// - for synthesis, a shared XOR network ([`crate::xornet`]): pairs of
+///   inputs common to several rows are computed once, and each output sums
+///   its terms as a balanced tree, shallowest terms first;
+/// - with the macro [`FAST_SIM_DEFINE`] defined, one lookup table per input
+///   byte, which Verilator evaluates an order of magnitude faster than the
+///   bit-level network.
+///
+/// The test benches run both forms.
 #[derive(LogicBlock)]
 pub struct XorMatrix<const N: usize, const M: usize> {
     pub x: Signal<In, Bits<N>>,
@@ -40,17 +43,10 @@ impl<const N: usize, const M: usize> XorMatrix<N, M> {
                 assert_eq!(row[N / 64] >> (N % 64), 0, "row has bits beyond N");
             }
         }
-        let sets: Vec<Vec<usize>> = (0..M)
-            .map(|j| {
-                (0..N)
-                    .filter(|i| (rows[j][i / 64] >> (i % 64)) & 1 == 1)
-                    .collect()
-            })
-            .collect();
         Self {
             x: Default::default(),
             y: Default::default(),
-            _net: xornet::share(&sets, N),
+            _net: xornet::share(&rows, N),
             _rows: rows,
         }
     }
@@ -58,67 +54,115 @@ impl<const N: usize, const M: usize> XorMatrix<N, M> {
     /// The function this block computes, for rust-hdl's simulator and tests.
     pub fn eval(&self, x: Bits<N>) -> Bits<M> {
         (0..M).fold(Bits::<M>::default(), |y, j| {
-            let parity = self.inputs_of(j).fold(false, |p, i| p ^ x.get_bit(i));
+            let parity = (0..N)
+                .filter(|&i| self.row_has(j, i))
+                .fold(false, |p, i| p ^ x.get_bit(i));
             y.replace_bit(j, parity)
         })
     }
 
-    /// The simulation form: one 256-entry table per input byte (filled by
-    /// an `initial` loop from the row masks), so a Verilator model does a
-    /// lookup per byte instead of a parity per row. Inputs not a multiple
-    /// of 8 wide fall back to one `^(x & MASK)` per row.
+    fn row_has(&self, j: usize, i: usize) -> bool {
+        (self._rows[j][i / 64] >> (i % 64)) & 1 == 1
+    }
+
+    /// The simulation form: one table per input byte (the last one narrower
+    /// when `N` is not a multiple of 8), filled by an `initial` loop from
+    /// the row masks, so a Verilator model does a lookup per byte instead
+    /// of a parity per row.
     fn fast_sim_body(&self) -> String {
+        let lanes: Vec<(usize, usize)> =
+            (0..N.div_ceil(8)).map(|g| (g, 8.min(N - 8 * g))).collect();
         let mut b = String::new();
-        if N % 8 != 0 {
-            b.push_str("always @(*) begin\n");
-            for j in 0..M {
-                let rhs = match self.inputs_of(j).collect::<Vec<_>>().as_slice() {
-                    [] => "1'b0".to_string(),
-                    [i] => format!("x[{i}]"),
-                    _ => format!("^(x & {})", verilog_literal(N, &self._rows[j])),
-                };
-                b.push_str(&format!("    y[{j}] = {rhs};\n"));
-            }
-            b.push_str("end\n");
-            return b;
+        for &(g, w) in &lanes {
+            b.push_str(&format!("reg [{}:0] tab{g} [0:{}];\n", M - 1, (1 << w) - 1));
         }
-        let lanes = N / 8;
-        for g in 0..lanes {
-            b.push_str(&format!("reg [{}:0] tab{g} [0:255];\n", M - 1));
-        }
-        b.push_str("integer v;\ninitial begin\n    for (v = 0; v < 256; v = v + 1) begin\n");
-        for g in 0..lanes {
+        b.push_str("integer v;\ninitial begin\n");
+        for &(g, w) in &lanes {
+            b.push_str(&format!(
+                "    for (v = 0; v < {}; v = v + 1) begin\n",
+                1 << w
+            ));
             for j in 0..M {
-                let mask = (self._rows[j][g / 8] >> (8 * (g % 8))) & 0xff;
+                let mask = (0..w)
+                    .filter(|&k| self.row_has(j, 8 * g + k))
+                    .fold(0, |m, k| m | 1 << k);
                 b.push_str(&format!(
-                    "        tab{g}[v][{j}] = ^(v[7:0] & 8'h{mask:02x});\n"
+                    "        tab{g}[v][{j}] = ^(v[{}:0] & {w}'h{mask:x});\n",
+                    w - 1
                 ));
             }
+            b.push_str("    end\n");
         }
-        b.push_str("    end\nend\nalways @(*) begin\n    y = ");
-        let terms: Vec<String> = (0..lanes)
-            .map(|g| format!("tab{g}[x[{}:{}]]", 8 * g + 7, 8 * g))
+        let terms: Vec<String> = lanes
+            .iter()
+            .map(|&(g, w)| format!("tab{g}[x[{}:{}]]", 8 * g + w - 1, 8 * g))
             .collect();
-        b.push_str(&terms.join(" ^ "));
-        b.push_str(";\nend\n");
+        b.push_str(&format!(
+            "end\nalways @(*) begin\n    y = {};\nend\n",
+            terms.join(" ^ ")
+        ));
         b
     }
 
-    fn inputs_of(&self, j: usize) -> impl Iterator<Item = usize> + '_ {
-        (0..N).filter(move |i| (self._rows[j][i / 64] >> (i % 64)) & 1 == 1)
+    /// The synthesis form: the shared network's gates, then each output as
+    /// a balanced tree of its terms.
+    fn network_body(&self) -> String {
+        let net = &self._net;
+        let name = |n: usize| {
+            if n < N {
+                format!("x[{n}]")
+            } else {
+                format!("n{n}")
+            }
+        };
+        let mut depth: Vec<usize> = vec![0; N];
+        let mut b = String::new();
+        for k in 0..net.gates.len() {
+            b.push_str(&format!("reg n{};\n", N + k));
+        }
+        b.push_str("always @(*) begin\n");
+        for &(p, q) in &net.gates {
+            b.push_str(&format!(
+                "    n{} = {} ^ {};\n",
+                depth.len(),
+                name(p),
+                name(q)
+            ));
+            depth.push(depth[p].max(depth[q]) + 1);
+        }
+        for (j, terms) in net.outputs.iter().enumerate() {
+            // (depth, expression, is a sum): always join the two shallowest
+            // (ties: the lower operand text, so the output is reproducible).
+            let operand = |(_, e, sum): &(usize, String, bool)| {
+                if *sum {
+                    format!("({e})")
+                } else {
+                    e.clone()
+                }
+            };
+            let mut pending: Vec<(usize, String, bool)> =
+                terms.iter().map(|&t| (depth[t], name(t), false)).collect();
+            let rhs = loop {
+                pending.sort_by_cached_key(|t| Reverse((t.0, operand(t))));
+                match (pending.pop(), pending.pop()) {
+                    (None, _) => break "1'b0".to_string(),
+                    (Some((_, e, _)), None) => break e,
+                    (Some(p), Some(q)) => {
+                        let d = p.0.max(q.0) + 1;
+                        pending.push((d, format!("{} ^ {}", operand(&p), operand(&q)), true));
+                    }
+                }
+            };
+            b.push_str(&format!("    y[{j}] = {rhs};\n"));
+        }
+        b.push_str("end\n");
+        b
     }
 }
 
-/// Verilog macro selecting the word-parallel simulation form of
+/// Verilog macro selecting the lookup-table simulation form of
 /// [`XorMatrix`] (same function, checked by running the tests on both).
 pub const FAST_SIM_DEFINE: &str = "ROCE_FAST_SIM";
-
-/// A Verilog literal of `width` bits from little-endian 64-bit words.
-pub fn verilog_literal(width: usize, words: &[u64]) -> String {
-    let hex: String = words.iter().rev().map(|w| format!("{w:016x}")).collect();
-    let hex = hex.trim_start_matches('0');
-    format!("{width}'h{}", if hex.is_empty() { "0" } else { hex })
-}
 
 impl<const N: usize, const M: usize> Logic for XorMatrix<N, M> {
     fn update(&mut self) {
@@ -130,48 +174,11 @@ impl<const N: usize, const M: usize> Logic for XorMatrix<N, M> {
     }
 
     fn hdl(&self) -> Verilog {
-        let net = &self._net;
-        let name = |n: usize| {
-            if n < N {
-                format!("x[{n}]")
-            } else {
-                format!("n{n}")
-            }
-        };
-        let mut depth: Vec<usize> = vec![0; N];
-        let mut body = format!("`ifdef {FAST_SIM_DEFINE}\n{}`else\n", self.fast_sim_body());
-        for k in 0..net.gates.len() {
-            body.push_str(&format!("reg n{};\n", N + k));
-        }
-        body.push_str("always @(*) begin\n");
-        for &(a, b) in &net.gates {
-            let g = depth.len();
-            depth.push(depth[a].max(depth[b]) + 1);
-            body.push_str(&format!("    n{g} = {} ^ {};\n", name(a), name(b)));
-        }
-        for (j, terms) in net.outputs.iter().enumerate() {
-            // Sum as a balanced tree: always join the two shallowest terms.
-            let mut heap: Vec<(usize, String)> =
-                terms.iter().map(|&t| (depth[t], name(t))).collect();
-            let rhs = loop {
-                heap.sort_by(|p, q| q.0.cmp(&p.0).then_with(|| q.1.cmp(&p.1)));
-                match (heap.pop(), heap.pop()) {
-                    (None, _) => break "1'b0".to_string(),
-                    (Some((_, e)), None) => break e,
-                    (Some((da, a)), Some((db, b))) => {
-                        heap.push((da.max(db) + 1, format!("({a} ^ {b})")))
-                    }
-                }
-            };
-            let rhs = rhs
-                .strip_prefix('(')
-                .and_then(|r| r.strip_suffix(')'))
-                .filter(|_| terms.len() > 1)
-                .map_or(rhs.clone(), str::to_string);
-            body.push_str(&format!("    y[{j}] = {rhs};\n"));
-        }
-        body.push_str("end\n`endif\n");
-        Verilog::Custom(body)
+        Verilog::Custom(format!(
+            "`ifdef {FAST_SIM_DEFINE}\n{}`else\n{}`endif\n",
+            self.fast_sim_body(),
+            self.network_body()
+        ))
     }
 }
 
@@ -317,13 +324,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn literal_formatting() {
-        assert_eq!(verilog_literal(64, &[0x1234]), "64'h1234");
-        assert_eq!(verilog_literal(128, &[1, 0xab]), "128'hab0000000000000001");
-        assert_eq!(verilog_literal(8, &[0]), "8'h0");
-    }
-
-    #[test]
     fn xor_matrix_rust_model() {
         // Rows: y0 = x0 ^ x1, y1 = x2, y2 = 0.
         let m = XorMatrix::<8, 3>::new(vec![vec![0b011], vec![0b100], vec![0]]);
@@ -338,7 +338,10 @@ mod tests {
         let mut m = XorMatrix::<70, 2>::new(vec![vec![u64::MAX, 0x3f], vec![1 << 5, 0]]);
         m.connect_all();
         let v = generate_verilog(&m);
-        assert!(v.contains("y[0] = ^(x & 70'h3fffffffffffffffff);"), "{v}");
+        // Fast form: nine byte tables, the last 6 bits wide.
+        assert!(v.contains("reg [1:0] tab8 [0:63];"), "{v}");
+        assert!(v.contains("tab8[x[69:64]]"), "{v}");
+        // Network form: a single-input row is a wire.
         assert!(v.contains("y[1] = x[5];"), "{v}");
         yosys_validate("xor_matrix", &v).unwrap();
     }

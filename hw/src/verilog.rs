@@ -3,6 +3,11 @@
 
 use std::fmt;
 
+/// The Verilator warnings rust-hdl's Verilog trips by design (DESIGN §4):
+/// WIDTH everywhere, UNOPTFLAT in FIFOs. Everything that verilates or lints
+/// generated Verilog passes exactly these.
+pub const VERILATOR_SUPPRESSIONS: &[&str] = &["-Wno-WIDTH", "-Wno-UNOPTFLAT"];
+
 /// Direction of a top-level port.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Dir {

@@ -73,9 +73,17 @@ impl Pairs {
     }
 }
 
-/// Build a shared network for the rows (each a set of input indices).
-pub fn share(rows: &[Vec<usize>], inputs: usize) -> XorNet {
-    let mut sets: Vec<BTreeSet<usize>> = rows.iter().map(|r| r.iter().copied().collect()).collect();
+/// Build a shared network for a matrix given as row masks over `inputs`
+/// inputs (little-endian 64-bit words, as [`crate::gf2::rows`] makes them).
+pub fn share(rows: &[Vec<u64>], inputs: usize) -> XorNet {
+    let mut sets: Vec<BTreeSet<usize>> = rows
+        .iter()
+        .map(|r| {
+            (0..inputs)
+                .filter(|i| (r[i / 64] >> (i % 64)) & 1 == 1)
+                .collect()
+        })
+        .collect();
     let mut pairs = Pairs::default();
     for set in &sets {
         let items: Vec<usize> = set.iter().copied().collect();
@@ -116,34 +124,31 @@ mod tests {
     use super::*;
     use crate::gf2;
 
-    fn rows_of(cols: &[u32]) -> Vec<Vec<usize>> {
-        (0..32)
-            .map(|j| {
-                (0..cols.len())
-                    .filter(|&i| (cols[i] >> j) & 1 == 1)
-                    .collect()
-            })
-            .collect()
+    /// Both sides are XOR-only, hence linear: agreeing on every unit
+    /// vector proves them equal on all inputs.
+    fn assert_computes(net: &XorNet, cols: &[u32]) {
+        for (i, &col) in cols.iter().enumerate() {
+            let x: Vec<bool> = (0..cols.len()).map(|k| k == i).collect();
+            let want: Vec<bool> = (0..32).map(|j| (col >> j) & 1 == 1).collect();
+            assert_eq!(net.eval(&x), want, "input {i}");
+        }
     }
 
     #[test]
     fn shared_net_computes_the_matrix() {
-        let cols = gf2::data(64);
-        let rows = rows_of(&cols);
-        let net = share(&rows, 64);
-        let mut seed = 1u64;
-        for _ in 0..500 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let x: Vec<bool> = (0..64).map(|i| (seed >> (i % 64)) & 1 == 1).collect();
-            let want: Vec<bool> = rows
-                .iter()
-                .map(|r| r.iter().fold(false, |p, &i| p ^ x[i]))
-                .collect();
-            assert_eq!(net.eval(&x), want);
+        for cols in [gf2::data(64), gf2::advance(512), gf2::retreat(8)] {
+            let net = share(&gf2::rows(&cols, 32), cols.len());
+            assert_computes(&net, &cols);
         }
-        let plain: usize = rows.iter().map(|r| r.len() - 1).sum();
+    }
+
+    #[test]
+    fn sharing_halves_the_crc_data_matrix() {
+        let cols = gf2::data(64);
+        let net = share(&gf2::rows(&cols, 32), 64);
+        let plain: usize = (0..32)
+            .map(|j| cols.iter().filter(|c| (*c >> j) & 1 == 1).count() - 1)
+            .sum();
         assert!(
             net.xor2_count() * 2 < plain,
             "{} vs {plain}",
@@ -153,13 +158,13 @@ mod tests {
 
     #[test]
     fn deterministic() {
-        let rows = rows_of(&gf2::advance(512));
+        let rows = gf2::rows(&gf2::advance(512), 32);
         assert_eq!(share(&rows, 32), share(&rows, 32));
     }
 
     #[test]
     fn trivial_rows() {
-        let net = share(&[vec![], vec![3], vec![1, 2]], 4);
+        let net = share(&[vec![0], vec![1 << 3], vec![0b110]], 4);
         assert!(net.gates.is_empty());
         assert_eq!(
             net.eval(&[false, true, false, true]),
