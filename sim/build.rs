@@ -50,12 +50,9 @@ fn main() {
         };
         bridge.model(&bridge::ModelInfo {
             name: &name,
-            top: &g.top,
             defines: &defines,
             about,
-            verilog: &g.verilog,
-            params: &g.params,
-            latency: g.latency,
+            block: &g,
         });
     }
     bridge.finish();

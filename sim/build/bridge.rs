@@ -12,13 +12,15 @@
 //! built in a temporary directory and renamed into place, so concurrent
 //! builds (clippy and test) cannot see half an entry.
 
+use roce_hw::blocks::Generated;
+use roce_hw::verilog::VERILATOR_SUPPRESSIONS;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Flags every model is verilated with. rust-hdl's Verilog trips WIDTH and
-/// (for FIFOs) UNOPTFLAT warnings by design (DESIGN §4).
+/// Flags every model is verilated with, besides the warnings rust-hdl's
+/// Verilog trips by design (`roce_hw::verilog::VERILATOR_SUPPRESSIONS`).
 const VERILATOR_FLAGS: &[&str] = &[
     "--cc",
     "-O3",
@@ -29,8 +31,6 @@ const VERILATOR_FLAGS: &[&str] = &[
     "--noassert",
     "--trace",
     "-Wno-fatal",
-    "-Wno-WIDTH",
-    "-Wno-UNOPTFLAT",
 ];
 
 /// Defines the verilated C++ expects (see `V<top>_classes.mk`).
@@ -99,6 +99,7 @@ impl CPort {
     fn wide(&self) -> bool {
         self.width > 64
     }
+    /// Type of the Rust accessor's value.
     fn rust_type(&self) -> String {
         match self.width {
             1 => "bool".into(),
@@ -106,6 +107,26 @@ impl CPort {
             33..=64 => "u64".into(),
             _ => format!("[u32; {}]", self.words()),
         }
+    }
+    /// Bits of Verilator's storage word for the port (CData, SData, IData,
+    /// QData; wide ports are arrays of 32-bit EData).
+    fn storage_bits(&self) -> usize {
+        match self.width {
+            1..=8 => 8,
+            9..=16 => 16,
+            17..=32 | 65.. => 32,
+            _ => 64,
+        }
+    }
+    /// Mask for the storage word holding the port's top bits, when the port
+    /// does not fill it (Verilator requires the unused bits clear).
+    fn top_mask(&self) -> Option<u64> {
+        let used = if self.wide() {
+            self.width % 32
+        } else {
+            self.width
+        };
+        (used != 0 && used != self.storage_bits()).then(|| (1u64 << used) - 1)
     }
 }
 
@@ -146,23 +167,23 @@ pub struct Bridge {
     version: String,
     out_dir: PathBuf,
     rust: String,
+    /// Static libraries of the models, in link order.
     links: Vec<(PathBuf, String)>,
+    /// Verilator's runtime library, linked after every model.
+    runtime: Option<(PathBuf, String)>,
 }
 
-/// What a test bench needs to know about a model beyond its ports.
+/// One model to build: a generated block in one Verilog form.
 pub struct ModelInfo<'a> {
     /// Unique model name: the Verilator prefix is `V<name>`, the Rust type
     /// its CamelCase.
     pub name: &'a str,
-    /// Verilog top module.
-    pub top: &'a str,
     /// Verilog macros defined when verilating.
     pub defines: &'a [&'a str],
     /// One line on what this model is, for its Rust docs.
     pub about: &'a str,
-    pub verilog: &'a str,
-    pub params: &'a [(&'static str, u64)],
-    pub latency: Option<usize>,
+    /// The block: top name, Verilog, parameters, latency.
+    pub block: &'a Generated,
 }
 
 impl Bridge {
@@ -196,6 +217,7 @@ impl Bridge {
             out_dir,
             rust: String::new(),
             links: Vec::new(),
+            runtime: None,
         }
     }
 
@@ -302,28 +324,30 @@ impl Bridge {
             }
             b.out_dir(dir).compile("roce_verilated");
         });
-        self.links.push((dir, "roce_verilated".into()));
+        self.runtime = Some((dir, "roce_verilated".into()));
     }
 
     /// Verilate and compile one model and append its Rust wrapper.
     pub fn model(&mut self, info: &ModelInfo) {
-        let top = info.top;
+        let top = info.block.top.as_str();
+        let verilog = info.block.verilog.as_str();
         let name = info.name;
         let prefix = format!("V{name}");
         let defines = info.defines.join(" ");
         let key = fnv1a(&[
-            info.verilog.as_bytes(),
+            verilog.as_bytes(),
             defines.as_bytes(),
             self.version.as_bytes(),
             GENERATOR_SOURCE.as_bytes(),
         ]);
         let dir = self.cached(name, key, |dir| {
             let vfile = dir.join(format!("{top}.v"));
-            fs::write(&vfile, info.verilog).unwrap();
+            fs::write(&vfile, verilog).unwrap();
             let obj = dir.join("obj");
             run(
                 Command::new("verilator")
                     .args(VERILATOR_FLAGS)
+                    .args(VERILATOR_SUPPRESSIONS)
                     .args(info.defines.iter().map(|d| format!("-D{d}")))
                     .args(["--prefix", &prefix, "--top-module", top, "--Mdir"])
                     .arg(&obj)
@@ -362,10 +386,10 @@ impl Bridge {
     }
 
     /// Write `models.rs` and tell cargo what to link.
-    pub fn finish(mut self) {
+    pub fn finish(self) {
+        let runtime = self.runtime.expect("Bridge::runtime() before finish()");
         // Models first, the runtime after them (static link order).
-        self.links.rotate_left(1);
-        for (dir, lib) in &self.links {
+        for (dir, lib) in self.links.iter().chain([&runtime]) {
             println!("cargo:rustc-link-search=native={}", dir.display());
             println!("cargo:rustc-link-lib=static={lib}");
         }
@@ -430,58 +454,23 @@ fn shim(model: &str, prefix: &str, ports: &[CPort]) -> String {
         f("trace_dump")
     )
     .unwrap();
+    // Every port's storage, by index: the Rust wrapper reads and writes
+    // ports through these addresses, with no call per access.
     writeln!(
         s,
-        "void {}(void* p) {{ Model* m = M(p); if (m->tfp) m->tfp->flush(); }}",
-        f("trace_flush")
+        "void* {}(void* p, unsigned i) {{\n    auto* t = M(p)->top;\n    switch (i) {{",
+        f("port")
     )
     .unwrap();
-    for p in ports {
-        let mem = &p.member;
-        if p.wide() {
-            let top_mask = if p.width % 32 == 0 {
-                0xffff_ffffu32
-            } else {
-                (1u32 << (p.width % 32)) - 1
-            };
-            let n = p.words();
-            if p.input {
-                writeln!(
-                    s,
-                    "void {}(void* p, const uint32_t* w) {{ auto& d = M(p)->top->{mem}; for (int i = 0; i < {n}; i++) d[i] = w[i]; d[{last}] &= 0x{top_mask:x}u; }}",
-                    f(&format!("setw_{}", p.rust)),
-                    last = n - 1
-                )
-                .unwrap();
-            }
-            writeln!(
-                s,
-                "void {}(void* p, uint32_t* w) {{ auto& d = M(p)->top->{mem}; for (int i = 0; i < {n}; i++) w[i] = d[i]; }}",
-                f(&format!("getw_{}", p.rust))
-            )
-            .unwrap();
+    for (i, p) in ports.iter().enumerate() {
+        let addr = if p.wide() {
+            format!("t->{}.data()", p.member)
         } else {
-            let mask: u64 = if p.width == 64 {
-                u64::MAX
-            } else {
-                (1u64 << p.width) - 1
-            };
-            if p.input {
-                writeln!(
-                    s,
-                    "void {}(void* p, uint64_t v) {{ M(p)->top->{mem} = v & 0x{mask:x}ull; }}",
-                    f(&format!("set_{}", p.rust))
-                )
-                .unwrap();
-            }
-            writeln!(
-                s,
-                "uint64_t {}(void* p) {{ return M(p)->top->{mem}; }}",
-                f(&format!("get_{}", p.rust))
-            )
-            .unwrap();
-        }
+            format!("&t->{}", p.member)
+        };
+        writeln!(s, "    case {i}: return {addr};").unwrap();
     }
+    writeln!(s, "    }}\n    return nullptr;\n}}").unwrap();
     writeln!(s, "}}").unwrap();
     s
 }
@@ -528,14 +517,14 @@ fn to_port(p: &CPort, expr: &str) -> String {
 }
 
 fn wrapper(info: &ModelInfo, ports: &[CPort]) -> String {
-    let top = info.top;
+    let top = &info.block.top;
     let ty = camel(info.name);
     let f = |name: &str| format!("roce_{}_{name}", info.name);
     let mut s = String::new();
     // FFI declarations.
     writeln!(s, "\nextern \"C\" {{").unwrap();
     writeln!(s, "    fn {}() -> *mut core::ffi::c_void;", f("new")).unwrap();
-    for name in ["delete", "eval", "trace_flush"] {
+    for name in ["delete", "eval"] {
         writeln!(s, "    fn {}(p: *mut core::ffi::c_void);", f(name)).unwrap();
     }
     writeln!(
@@ -550,43 +539,17 @@ fn wrapper(info: &ModelInfo, ports: &[CPort]) -> String {
         f("trace_dump")
     )
     .unwrap();
-    for p in ports {
-        if p.wide() {
-            if p.input {
-                writeln!(
-                    s,
-                    "    fn {}(p: *mut core::ffi::c_void, w: *const u32);",
-                    f(&format!("setw_{}", p.rust))
-                )
-                .unwrap();
-            }
-            writeln!(
-                s,
-                "    fn {}(p: *mut core::ffi::c_void, w: *mut u32);",
-                f(&format!("getw_{}", p.rust))
-            )
-            .unwrap();
-        } else {
-            if p.input {
-                writeln!(
-                    s,
-                    "    fn {}(p: *mut core::ffi::c_void, v: u64);",
-                    f(&format!("set_{}", p.rust))
-                )
-                .unwrap();
-            }
-            writeln!(
-                s,
-                "    fn {}(p: *mut core::ffi::c_void) -> u64;",
-                f(&format!("get_{}", p.rust))
-            )
-            .unwrap();
-        }
-    }
+    writeln!(
+        s,
+        "    fn {}(p: *mut core::ffi::c_void, i: u32) -> *mut core::ffi::c_void;",
+        f("port")
+    )
+    .unwrap();
     writeln!(s, "}}\n").unwrap();
 
     // The model type.
     let params: Vec<String> = info
+        .block
         .params
         .iter()
         .map(|(k, v)| format!("(\"{k}\", {v})"))
@@ -605,9 +568,10 @@ fn wrapper(info: &ModelInfo, ports: &[CPort]) -> String {
         .collect();
     writeln!(
         s,
-        "/// Verilator model of `{top}`: {}.\n///\n/// Ports:\n{}\npub struct {ty} {{\n    raw: *mut core::ffi::c_void,\n    time: u64,\n    cycles: u64,\n    tracing: bool,\n    clock_high: bool,\n}}\n",
+        "/// Verilator model of `{top}`: {}.\n///\n/// Ports:\n{}\npub struct {ty} {{\n    raw: *mut core::ffi::c_void,\n    /// Address of each port's storage in the model (shim `port()`).\n    ports: [*mut core::ffi::c_void; {nports}],\n    time: u64,\n    cycles: u64,\n    tracing: bool,\n    clock_high: bool,\n}}\n",
         info.about,
-        ports_doc.join("\n")
+        ports_doc.join("\n"),
+        nports = ports.len()
     )
     .unwrap();
     writeln!(s, "// SAFETY: each instance owns its VerilatedContext and model; nothing is shared.\nunsafe impl Send for {ty} {{}}\n").unwrap();
@@ -624,15 +588,16 @@ fn wrapper(info: &ModelInfo, ports: &[CPort]) -> String {
     )
     .unwrap();
     writeln!(s, "    /// Block parameters (name, value).\n    pub const PARAMS: &'static [(&'static str, u64)] = &[{}];", params.join(", ")).unwrap();
-    let latency = match info.latency {
+    let latency = match info.block.latency {
         Some(l) => format!("Some({l})"),
         None => "None".into(),
     };
     writeln!(s, "    /// Documented latency in cycles, where the block has a fixed one.\n    pub const LATENCY: Option<usize> = {latency};").unwrap();
     writeln!(
         s,
-        "    /// A model at time 0 with the clock low, traced when `ROCE_TRACE` is set.\n    pub fn new() -> Self {{\n        // SAFETY: the shim returns a fresh model owned by this value.\n        let raw = unsafe {{ {}() }};\n        let mut m = Self {{ raw, time: 0, cycles: 0, tracing: false, clock_high: false }};\n        m.eval();\n        if let Some(path) = crate::model::trace_path_from_env(Self::NAME) {{\n            m.trace_to(&path).unwrap_or_else(|e| panic!(\"ROCE_TRACE: {{e}}\"));\n        }}\n        m\n    }}",
-        f("new")
+        "    /// A model at time 0 with the clock low, traced when `ROCE_TRACE` is set.\n    pub fn new() -> Self {{\n        // SAFETY: the shim returns a fresh model owned by this value.\n        let raw = unsafe {{ {}() }};\n        let ports = std::array::from_fn(|i| {{\n            // SAFETY: `raw` is live; the shim knows every index below the port count.\n            let p = unsafe {{ {}(raw, i as u32) }};\n            assert!(!p.is_null(), \"port {{i}} of {top}\");\n            p\n        }});\n        let mut m = Self {{ raw, ports, time: 0, cycles: 0, tracing: false, clock_high: false }};\n        m.eval();\n        if let Some(path) = crate::model::trace_path_from_env(Self::NAME) {{\n            m.trace_to(&path).unwrap_or_else(|e| panic!(\"ROCE_TRACE: {{e}}\"));\n        }}\n        m\n    }}",
+        f("new"),
+        f("port")
     )
     .unwrap();
     writeln!(
@@ -642,19 +607,33 @@ fn wrapper(info: &ModelInfo, ports: &[CPort]) -> String {
         f("trace_dump")
     )
     .unwrap();
-    for p in ports {
-        let rt = p.rust_type();
+    // Port accessors: plain loads and stores at the addresses the shim
+    // handed out, masked so unused storage bits stay clear as Verilator
+    // requires. The pointers live as long as the model (`raw`).
+    for (i, p) in ports.iter().enumerate() {
+        let (rt, st, mask) = (
+            p.rust_type(),
+            format!("u{}", p.storage_bits()),
+            p.top_mask(),
+        );
+        let at = format!("self.ports[{i}].cast::<{st}>()");
         if p.wide() {
             let n = p.words();
             if p.input {
-                writeln!(s, "    #[inline]\n    pub fn set_{}(&mut self, v: &{rt}) {{\n        // SAFETY: `v` holds exactly the port's {n} words.\n        unsafe {{ {}(self.raw, v.as_ptr()) }}\n    }}", p.rust, f(&format!("setw_{}", p.rust))).unwrap();
+                let clear = mask.map_or(String::new(), |m| {
+                    format!("\n        let mut v = *v;\n        v[{}] &= {m:#x};", n - 1)
+                });
+                writeln!(s, "    #[inline]\n    pub fn set_{}(&mut self, v: &{rt}) {{{clear}\n        // SAFETY: the port's storage is {n} words.\n        unsafe {{ {at}.copy_from_nonoverlapping(v.as_ptr(), {n}) }}\n    }}", p.rust).unwrap();
             }
-            writeln!(s, "    #[inline]\n    pub fn get_{}(&self) -> {rt} {{\n        let mut w = [0u32; {n}];\n        // SAFETY: `w` has room for the port's {n} words.\n        unsafe {{ {}(self.raw, w.as_mut_ptr()) }};\n        w\n    }}", p.rust, f(&format!("getw_{}", p.rust))).unwrap();
+            writeln!(s, "    #[inline]\n    pub fn get_{}(&self) -> {rt} {{\n        let mut w = [0u32; {n}];\n        // SAFETY: the port's storage is {n} words.\n        unsafe {{ w.as_mut_ptr().copy_from_nonoverlapping({at}, {n}) }};\n        w\n    }}", p.rust).unwrap();
         } else {
             if p.input {
-                writeln!(s, "    #[inline]\n    pub fn set_{}(&mut self, v: {rt}) {{\n        // SAFETY: plain value store into the model.\n        unsafe {{ {}(self.raw, v as u64) }}\n    }}", p.rust, f(&format!("set_{}", p.rust))).unwrap();
+                let value = mask.map_or(format!("v as {st}"), |m| {
+                    format!("((v as u64) & {m:#x}) as {st}")
+                });
+                writeln!(s, "    #[inline]\n    pub fn set_{}(&mut self, v: {rt}) {{\n        // SAFETY: the port's storage is one {st}.\n        unsafe {{ {at}.write({value}) }}\n    }}", p.rust).unwrap();
             }
-            writeln!(s, "    #[inline]\n    pub fn get_{}(&self) -> {rt} {{\n        // SAFETY: plain value load from the model.\n        let v = unsafe {{ {}(self.raw) }};\n        {}\n    }}", p.rust, f(&format!("get_{}", p.rust)), to_port(p, "v")).unwrap();
+            writeln!(s, "    #[inline]\n    pub fn get_{}(&self) -> {rt} {{\n        // SAFETY: the port's storage is one {st}.\n        let v = unsafe {{ {at}.read() }} as u64;\n        {}\n    }}", p.rust, to_port(p, "v")).unwrap();
         }
     }
     // Stream adapters.
@@ -679,7 +658,6 @@ fn wrapper(info: &ModelInfo, ports: &[CPort]) -> String {
         .replace("TY", &ty)
         .replace("EVAL_FN", &f("eval"))
         .replace("DUMP_FN", &f("trace_dump"))
-        .replace("FLUSH_FN", &f("trace_flush"))
         .replace("SET_LOW", set_low)
         .replace("SET_HIGH", set_high);
     s.push_str(&model_impl);
@@ -728,10 +706,6 @@ impl crate::model::Model for TY {
     }
     fn cycles(&self) -> u64 {
         self.cycles
-    }
-    fn flush_trace(&mut self) {
-        // SAFETY: `raw` is live until drop.
-        unsafe { FLUSH_FN(self.raw) }
     }
 }
 
@@ -794,15 +768,6 @@ fn stream_adapter(ty: &str, adapter: &str, name: &str, g: &StreamGroup) -> Strin
         w if w <= 32 => format!("{e} as u32"),
         _ => format!("{e} as u64"),
     };
-    let uncast = |p: &CPort, e: &str| match p.width {
-        1 => format!("{e} as u64"),
-        _ => format!("{e} as u64"),
-    };
-    let full_keep = if bytes >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bytes) - 1
-    };
     if g.input {
         writeln!(s, "impl crate::axis::StreamInPort for {adapter}<'_> {{\n    fn bytes(&self) -> usize {{\n        {bytes}\n    }}\n    fn drive(&mut self, beat: Option<&crate::axis::Beat>) {{\n        match beat {{\n            Some(b) => {{").unwrap();
         writeln!(s, "                {data_set};").unwrap();
@@ -826,13 +791,8 @@ fn stream_adapter(ty: &str, adapter: &str, name: &str, g: &StreamGroup) -> Strin
         writeln!(s, "impl crate::axis::StreamOutPort for {adapter}<'_> {{\n    fn bytes(&self) -> usize {{\n        {bytes}\n    }}\n    fn set_ready(&mut self, ready: bool) {{\n        self.0.set_{name}_tready(ready)\n    }}\n    fn peek(&self) -> Option<crate::axis::Beat> {{\n        if !self.0.get_{name}_tvalid() {{\n            return None;\n        }}\n        Some(crate::axis::Beat {{").unwrap();
         writeln!(s, "            data: {data_get},").unwrap();
         match g.keep {
-            Some(k) => writeln!(
-                s,
-                "            keep: {},",
-                uncast(k, &format!("self.0.get_{}()", k.rust))
-            )
-            .unwrap(),
-            None => writeln!(s, "            keep: {full_keep:#x},").unwrap(),
+            Some(k) => writeln!(s, "            keep: self.0.get_{}() as u64,", k.rust).unwrap(),
+            None => writeln!(s, "            keep: crate::axis::full_keep({bytes}),").unwrap(),
         }
         match g.last {
             Some(l) => writeln!(s, "            last: self.0.get_{}(),", l.rust).unwrap(),

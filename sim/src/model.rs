@@ -16,8 +16,6 @@ pub trait Model {
     fn tick(&mut self);
     /// Cycles ticked since construction.
     fn cycles(&self) -> u64;
-    /// Push buffered trace data to the file.
-    fn flush_trace(&mut self);
 }
 
 /// Trace paths handed out in this process, so two models of one top in one
