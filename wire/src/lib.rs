@@ -22,6 +22,7 @@ pub mod ext;
 pub mod frame;
 pub mod icrc;
 pub mod ipv4;
+pub mod json;
 pub mod ipv6;
 pub mod opcode;
 pub mod pmtu;
