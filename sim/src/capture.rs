@@ -1,0 +1,236 @@
+//! Streaming pcap / pcapng input (through the `pcap-file` crate) and the
+//! `roce-sim parse` pipeline: one DESIGN §7 JSON line per frame.
+//!
+//! Memory stays constant whatever the capture's size: packets are borrowed
+//! from the reader's buffer one at a time and lines go to a buffered writer.
+
+use pcap_file::pcap::PcapReader;
+use pcap_file::pcapng::{Block, PcapNgReader};
+use pcap_file::DataLink;
+use roce_wire::json::Line;
+use roce_wire::{DropReason, Frame};
+use std::fmt;
+use std::io::{self, Read, Write};
+
+/// Why a capture cannot be read to its end.
+#[derive(Debug)]
+pub enum CaptureError {
+    /// Reading failed.
+    Io(io::Error),
+    /// The file does not start with a pcap or pcapng magic number.
+    NotACapture([u8; 4]),
+    /// The capture is damaged; `frame` is the number of the frame being read.
+    Damaged { frame: u64, detail: String },
+    /// The capture holds another link type than Ethernet.
+    LinkType { frame: u64, link: DataLink },
+}
+
+impl fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaptureError::Io(e) => write!(f, "{e}"),
+            CaptureError::NotACapture(m) => write!(
+                f,
+                "not a pcap or pcapng file (starts with {:02x} {:02x} {:02x} {:02x})",
+                m[0], m[1], m[2], m[3]
+            ),
+            CaptureError::Damaged { frame, detail } => {
+                write!(f, "damaged capture at frame {frame}: {detail}")
+            }
+            CaptureError::LinkType { frame, link } => write!(
+                f,
+                "frame {frame}: link type {link:?} is not Ethernet (only Ethernet captures hold RoCE v2)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CaptureError {}
+
+impl From<io::Error> for CaptureError {
+    fn from(e: io::Error) -> Self {
+        CaptureError::Io(e)
+    }
+}
+
+const PCAP_MAGICS: [[u8; 4]; 4] = [
+    [0xd4, 0xc3, 0xb2, 0xa1],
+    [0xa1, 0xb2, 0xc3, 0xd4],
+    [0x4d, 0x3c, 0xb2, 0xa1],
+    [0xa1, 0xb2, 0x3c, 0x4d],
+];
+const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+
+enum Inner<R: Read> {
+    Pcap(PcapReader<io::Chain<io::Cursor<[u8; 4]>, R>>),
+    PcapNg(PcapNgReader<io::Chain<io::Cursor<[u8; 4]>, R>>),
+}
+
+/// A pcap or pcapng file, read one Ethernet frame at a time.
+pub struct CaptureReader<R: Read> {
+    inner: Inner<R>,
+    /// Link type of each pcapng interface, in the current section.
+    interfaces: Vec<DataLink>,
+    frames: u64,
+}
+
+impl<R: Read> CaptureReader<R> {
+    /// Opens a capture, detecting pcap (µs or ns, either byte order) or pcapng.
+    pub fn new(mut reader: R) -> Result<CaptureReader<R>, CaptureError> {
+        let mut magic = [0u8; 4];
+        let mut got = 0;
+        while got < 4 {
+            match reader.read(&mut magic[got..])? {
+                0 => return Err(CaptureError::NotACapture(magic)),
+                n => got += n,
+            }
+        }
+        let stream = io::Cursor::new(magic).chain(reader);
+        let damaged = |e: pcap_file::PcapError| CaptureError::Damaged {
+            frame: 0,
+            detail: format!("file header: {e}"),
+        };
+        let inner = if PCAP_MAGICS.contains(&magic) {
+            let r = PcapReader::new(stream).map_err(damaged)?;
+            if r.header().datalink != DataLink::ETHERNET {
+                return Err(CaptureError::LinkType {
+                    frame: 0,
+                    link: r.header().datalink,
+                });
+            }
+            Inner::Pcap(r)
+        } else if magic == PCAPNG_MAGIC {
+            Inner::PcapNg(PcapNgReader::new(stream).map_err(damaged)?)
+        } else {
+            return Err(CaptureError::NotACapture(magic));
+        };
+        Ok(CaptureReader {
+            inner,
+            interfaces: Vec::new(),
+            frames: 0,
+        })
+    }
+
+    /// Frames delivered so far.
+    pub fn frames(&self) -> u64 {
+        self.frames
+    }
+
+    /// Calls `f(number, bytes)` for the next frame; `Ok(false)` at the end.
+    pub fn next_frame(&mut self, f: impl FnOnce(u64, &[u8])) -> Result<bool, CaptureError> {
+        let frame = self.frames + 1;
+        let damaged = |e: pcap_file::PcapError| CaptureError::Damaged {
+            frame,
+            detail: e.to_string(),
+        };
+        match &mut self.inner {
+            Inner::Pcap(r) => match r.next_packet() {
+                None => Ok(false),
+                Some(Err(e)) => Err(damaged(e)),
+                Some(Ok(p)) => {
+                    self.frames = frame;
+                    f(frame, &p.data);
+                    Ok(true)
+                }
+            },
+            Inner::PcapNg(r) => loop {
+                match r.next_block() {
+                    None => return Ok(false),
+                    Some(Err(e)) => return Err(damaged(e)),
+                    Some(Ok(Block::SectionHeader(_))) => self.interfaces.clear(),
+                    Some(Ok(Block::InterfaceDescription(idb))) => {
+                        self.interfaces.push(idb.linktype)
+                    }
+                    Some(Ok(Block::EnhancedPacket(p))) => {
+                        let link = self.interfaces.get(p.interface_id as usize).copied();
+                        return deliver(&mut self.frames, frame, link, &p.data, f);
+                    }
+                    Some(Ok(Block::SimplePacket(p))) => {
+                        let link = self.interfaces.first().copied();
+                        return deliver(&mut self.frames, frame, link, &p.data, f);
+                    }
+                    Some(Ok(Block::Packet(p))) => {
+                        let link = self.interfaces.get(p.interface_id as usize).copied();
+                        return deliver(&mut self.frames, frame, link, &p.data, f);
+                    }
+                    Some(Ok(_)) => {}
+                }
+            },
+        }
+    }
+}
+
+fn deliver(
+    frames: &mut u64,
+    frame: u64,
+    link: Option<DataLink>,
+    data: &[u8],
+    f: impl FnOnce(u64, &[u8]),
+) -> Result<bool, CaptureError> {
+    match link {
+        Some(DataLink::ETHERNET) => {
+            *frames = frame;
+            f(frame, data);
+            Ok(true)
+        }
+        Some(link) => Err(CaptureError::LinkType { frame, link }),
+        None => Err(CaptureError::Damaged {
+            frame,
+            detail: "packet refers to an interface that was never described".into(),
+        }),
+    }
+}
+
+/// Frames and bytes seen, and drops per reason.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParseStats {
+    /// Frames read.
+    pub frames: u64,
+    /// Bytes of frame data read.
+    pub bytes: u64,
+    /// Accepted frames.
+    pub accepted: u64,
+    /// Drops, indexed by [`DropReason::index`].
+    pub dropped: [u64; DropReason::ALL.len()],
+}
+
+/// Where `roce-sim parse` went wrong: reading the capture or writing lines.
+#[derive(Debug)]
+pub enum ParseError {
+    /// The capture could not be read.
+    Capture(CaptureError),
+    /// The output could not be written.
+    Output(io::Error),
+}
+
+/// Parses every frame of `capture` with the `roce-wire` model and writes
+/// one JSON line per frame to `out`.
+pub fn parse_capture<R: Read, W: Write>(
+    capture: &mut CaptureReader<R>,
+    out: &mut W,
+) -> Result<ParseStats, ParseError> {
+    let mut stats = ParseStats::default();
+    let mut written = Ok(());
+    loop {
+        let more = capture
+            .next_frame(|n, data| {
+                stats.frames += 1;
+                stats.bytes += data.len() as u64;
+                let parsed = Frame::parse(data);
+                match &parsed {
+                    Ok(_) => stats.accepted += 1,
+                    Err(r) => stats.dropped[r.index()] += 1,
+                }
+                let line = Line {
+                    frame: n,
+                    verdict: parsed.as_ref().map(|f| &f.repr).map_err(|e| *e),
+                };
+                written = writeln!(out, "{line}");
+            })
+            .map_err(ParseError::Capture)?;
+        std::mem::replace(&mut written, Ok(())).map_err(ParseError::Output)?;
+        if !more {
+            return Ok(stats);
+        }
+    }
+}
