@@ -257,6 +257,27 @@ pub mod deth {
     }
 }
 
+/// The body of a congestion notification packet (RoCE v2 Annex 17.9.3):
+/// 16 reserved bytes, sent as zero and ignored on receive.
+pub mod cnp {
+    view!(
+        16,
+        /// A view of a CNP body.
+    );
+    impl<T: AsRef<[u8]>> Packet<T> {
+        /// Are the reserved bytes zero, as a sender must make them?
+        pub fn is_zero(&self) -> bool {
+            self.buffer.as_ref()[..HEADER_LEN].iter().all(|&b| b == 0)
+        }
+    }
+    impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
+        /// Zeroes the reserved bytes.
+        pub fn clear(&mut self) {
+            self.buffer.as_mut()[..HEADER_LEN].fill(0);
+        }
+    }
+}
+
 /// A RETH.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct RethRepr {
@@ -437,7 +458,7 @@ impl ExtHeaders {
                     let d = self.deth.unwrap_or_default();
                     deth::Packet::new_unchecked(b).set(d.qkey, d.src_qp);
                 }
-                ExtKind::Cnp => b.fill(0),
+                ExtKind::Cnp => cnp::Packet::new_unchecked(b).clear(),
             }
             off += k.size();
         }
@@ -515,6 +536,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn cnp_body_is_zero_on_emit() {
+        let info = Opcode(0x81).info().unwrap();
+        let mut buf = [0xFFu8; 16];
+        ExtHeaders::default().emit(info, &mut buf);
+        assert!(cnp::Packet::new_checked(&buf[..]).unwrap().is_zero());
+        assert_eq!(
+            cnp::Packet::new_checked(&buf[..15]).unwrap_err(),
+            DropReason::Truncated
+        );
     }
 
     #[test]

@@ -168,7 +168,9 @@ pub mod flags {
     /// Ends an RC request message: the requester completes it only once it
     /// is acknowledged, and sets AckReq on it.
     pub const NEEDS_ACK: u32 = 1 << 10;
-    /// Consumes a receive WQE at the responder (SEND).
+    /// Takes a new receive WQE at the responder (the first or only packet
+    /// of a SEND, or an RDMA WRITE with immediate; rxe's `RXE_RWR_MASK`):
+    /// with none posted the responder answers RNR NAK.
     pub const RECV_WQE: u32 = 1 << 11;
     /// Bits 12..=15 hold the [`OpKind`](super::OpKind) as a number.
     pub const KIND_SHIFT: u32 = 12;
@@ -277,7 +279,10 @@ impl OpcodeInfo {
         {
             f |= NEEDS_ACK;
         }
-        if matches!(self.kind, OpKind::Send) {
+        let starts_send = matches!(self.kind, OpKind::Send)
+            && matches!(self.position, Position::First | Position::Only);
+        let write_imm = matches!(self.kind, OpKind::Write) && self.has(ExtKind::ImmDt);
+        if starts_send || write_imm {
             f |= RECV_WQE;
         }
         f |= (self.kind as u32) << KIND_SHIFT;
@@ -465,6 +470,9 @@ mod tests {
         assert!(uc_last & flags::NEEDS_ACK == 0, "UC is never acknowledged");
         let mid = Opcode(0x0E).info().unwrap().flags();
         assert!(mid & flags::RESPONSE != 0 && mid & flags::ACKNOWLEDGE == 0);
+        let wqe = |c: u8| Opcode(c).info().unwrap().flags() & flags::RECV_WQE != 0;
+        assert!(wqe(0x00) && !wqe(0x01) && !wqe(0x02) && wqe(0x04) && wqe(0x64));
+        assert!(wqe(0x09) && wqe(0x0B) && !wqe(0x0A) && !wqe(0x0C) && wqe(0x2B));
         let cnp = Opcode(0x81).info().unwrap();
         assert_eq!(cnp.ext_len(), 16);
         assert!(!cnp.has_payload());
