@@ -37,6 +37,40 @@ const _: () = assert!(QP_COUNT >= 256 && QP_COUNT <= QP_MAX);
 // At least 4 GIDs (issue 5).
 const _: () = assert!(GID_COUNT >= 4);
 
+/// The sizing constants above as data, for generators (name, value, doc).
+pub const CONSTANTS: &[(&str, u32, &str)] = &[
+    (
+        "CSR_BASE",
+        CSR_BASE,
+        "Address of the CSR window on the softcore's bus.",
+    ),
+    (
+        "CSR_WINDOW_SIZE",
+        CSR_WINDOW_SIZE,
+        "Bytes of the CSR window.",
+    ),
+    ("QP_COUNT", QP_COUNT, "QP contexts in the default build."),
+    (
+        "QP_MAX",
+        QP_MAX,
+        "QP contexts the qp block has address space for.",
+    ),
+    ("QP_STRIDE", QP_STRIDE, "Bytes per QP context."),
+    (
+        "QP_CTX_OFFSET",
+        QP_CTX_OFFSET,
+        "Offset of QP context 0 in the qp block.",
+    ),
+    ("GID_COUNT", GID_COUNT, "Entries in the GID table."),
+    ("PKEY_COUNT", PKEY_COUNT, "Entries in the PKey table."),
+    ("MAX_RD_ATOMIC", MAX_RD_ATOMIC, "Largest max_rd_atomic."),
+    (
+        "MAX_DEST_RD_ATOMIC",
+        MAX_DEST_RD_ATOMIC,
+        "Largest max_dest_rd_atomic.",
+    ),
+];
+
 /// Bits needed to hold `max`.
 pub const fn bits_for(max: u32) -> u8 {
     (u32::BITS - max.leading_zeros()) as u8
