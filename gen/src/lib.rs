@@ -7,13 +7,17 @@
 //!   input from a scan chain and captures every output, so all core paths
 //!   are register to register and the design fits a small package for
 //!   place and route. Only for measurement, never for a real design.
+//!
+//! And [`regs`]: the register map of roce-regs as Markdown, C and JSON.
+
+pub mod regs;
 
 use roce_hw::blocks::Generated;
 use roce_hw::verilog::{Dir, VERILATOR_SUPPRESSIONS};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-fn json_str(s: &str) -> String {
+pub(crate) fn json_str(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {

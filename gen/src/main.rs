@@ -10,7 +10,7 @@ use std::process::ExitCode;
 #[command(
     name = "roce-gen",
     version,
-    about = "Generate Verilog for roce-hw blocks"
+    about = "Generate Verilog for roce-hw blocks, and the register map"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -36,6 +36,15 @@ enum Command {
         #[arg(long)]
         shell: bool,
     },
+    /// Write the register map (crate roce-regs) as Markdown, a C header or JSON.
+    Regs {
+        /// Output format.
+        #[arg(long, value_enum)]
+        format: roce_gen::regs::Format,
+        /// Output file (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -52,6 +61,25 @@ fn main() -> ExitCode {
                 );
             }
             ExitCode::SUCCESS
+        }
+        Command::Regs { format, out } => {
+            let text = roce_gen::regs::render(format);
+            match out {
+                None => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Some(path) => match std::fs::write(&path, text) {
+                    Ok(()) => {
+                        println!("{}", path.display());
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => {
+                        eprintln!("roce-gen: error: cannot write {}: {e}", path.display());
+                        ExitCode::FAILURE
+                    }
+                },
+            }
         }
         Command::Verilog {
             block,

@@ -1,0 +1,431 @@
+//! The register map itself. Byte offsets are into the CSR window, which the
+//! softcore sees at [`CSR_BASE`]; all registers are 32 bits wide.
+
+use crate::values::{Counter, QpState, QpType};
+use roce_wire::{LocalAckTimeout, Pmtu, Psn, RnrTimer};
+
+/// Address of the CSR window on the softcore's bus (RAM is at 0).
+pub const CSR_BASE: u32 = 0x4000_0000;
+/// Bytes of the CSR window.
+pub const CSR_WINDOW_SIZE: u32 = 0x4_0000;
+
+/// QP contexts in the default build (the hardware parameter N; the running
+/// hardware reports its own in `qp.qp_count`).
+pub const QP_COUNT: u32 = 256;
+/// QP contexts the `qp` block has address space for.
+pub const QP_MAX: u32 = 1024;
+/// Bytes per QP context in the `qp` block.
+pub const QP_STRIDE: u32 = 0x40;
+/// Offset of QP context 0 in the `qp` block.
+pub const QP_CTX_OFFSET: u32 = 0x1_0000;
+
+/// Bits of a GID-table index; the table has `1 << GID_INDEX_BITS` entries.
+pub const GID_INDEX_BITS: u8 = 2;
+/// Entries in the GID table (IPv6 addresses, 4 words each).
+pub const GID_COUNT: u32 = 1 << GID_INDEX_BITS;
+/// Bits of a PKey-table index.
+pub const PKEY_INDEX_BITS: u8 = 2;
+/// Entries in the PKey table; entry 0 is the default PKey.
+pub const PKEY_COUNT: u32 = 1 << PKEY_INDEX_BITS;
+/// Outstanding RDMA READ/atomic requests a QP may initiate, at most.
+pub const MAX_RD_ATOMIC: u32 = 16;
+/// RDMA READ/atomic requests a QP may have in flight as responder, at most.
+pub const MAX_DEST_RD_ATOMIC: u32 = 16;
+
+// The issue's floor for the default build, and room for it in the `qp` block.
+const _: () = assert!(QP_COUNT >= 256 && QP_COUNT <= QP_MAX);
+// At least 4 GIDs (issue 5).
+const _: () = assert!(GID_COUNT >= 4);
+
+/// The sizing constants above as data, for generators (name, value, doc).
+pub const CONSTANTS: &[(&str, u32, &str)] = &[
+    (
+        "CSR_BASE",
+        CSR_BASE,
+        "Address of the CSR window on the softcore's bus.",
+    ),
+    (
+        "CSR_WINDOW_SIZE",
+        CSR_WINDOW_SIZE,
+        "Bytes of the CSR window.",
+    ),
+    ("QP_COUNT", QP_COUNT, "QP contexts in the default build."),
+    (
+        "QP_MAX",
+        QP_MAX,
+        "QP contexts the qp block has address space for.",
+    ),
+    ("QP_STRIDE", QP_STRIDE, "Bytes per QP context."),
+    (
+        "QP_CTX_OFFSET",
+        QP_CTX_OFFSET,
+        "Offset of QP context 0 in the qp block.",
+    ),
+    ("GID_COUNT", GID_COUNT, "Entries in the GID table."),
+    ("PKEY_COUNT", PKEY_COUNT, "Entries in the PKey table."),
+    ("MAX_RD_ATOMIC", MAX_RD_ATOMIC, "Largest max_rd_atomic."),
+    (
+        "MAX_DEST_RD_ATOMIC",
+        MAX_DEST_RD_ATOMIC,
+        "Largest max_dest_rd_atomic.",
+    ),
+];
+
+/// Bits needed to hold `max`.
+pub const fn bits_for(max: u32) -> u8 {
+    (u32::BITS - max.leading_zeros()) as u8
+}
+
+/// Bits of a PSN (roce-wire's [`Psn`]).
+pub const PSN_BITS: u8 = Psn::BITS as u8;
+/// Bits of a QP number.
+pub const QPN_BITS: u8 = 24;
+/// Bits of a PMTU code (roce-wire's [`Pmtu`] codes, 1..=5).
+pub const PMTU_BITS: u8 = bits_for(Pmtu::ALL[Pmtu::ALL.len() - 1].code() as u32);
+/// Bits of the local ACK timeout exponent (roce-wire's [`LocalAckTimeout`]).
+pub const TIMEOUT_BITS: u8 = bits_for(LocalAckTimeout::MAX as u32);
+/// Bits of an RNR timer code (roce-wire's [`RnrTimer`] table).
+pub const RNR_TIMER_BITS: u8 = bits_for(RnrTimer::TABLE_US.len() as u32 - 1);
+/// Bits of `retry_cnt` and `rnr_retry`.
+pub const RETRY_BITS: u8 = 3;
+/// Bits of `max_rd_atomic` and `max_dest_rd_atomic`.
+pub const RD_ATOMIC_BITS: u8 = 8;
+/// Bits of a QP state.
+pub const STATE_BITS: u8 = 3;
+/// Bits of a QP type.
+pub const QP_TYPE_BITS: u8 = 2;
+/// Bits of the access flags.
+pub const ACCESS_BITS: u8 = 4;
+
+register_map! {
+    /// Global configuration: station addresses, GID and PKey tables, limits.
+    block cfg (base: 0x0000, size: 0x100, type: 0x0001, version: 1) {
+        /// Capabilities of this build.
+        caps (0x04): RO {
+            /// Entries in the GID table.
+            GID_COUNT [0, 8] = crate::GID_COUNT,
+            /// Entries in the PKey table.
+            PKEY_COUNT [8, 8] = crate::PKEY_COUNT,
+            /// Largest `max_rd_atomic`.
+            MAX_RD_ATOMIC [16, 8] = crate::MAX_RD_ATOMIC,
+            /// Largest `max_dest_rd_atomic`.
+            MAX_DEST_RD_ATOMIC [24, 8] = crate::MAX_DEST_RD_ATOMIC,
+        }
+        /// Station MAC address, bytes 0 and 1 (byte 0 in bits 15:8).
+        mac_hi (0x08): RW {
+            /// MAC bytes 0..2.
+            MAC [0, 16] = 0,
+        }
+        /// Station MAC address, bytes 2 to 5 (byte 2 in bits 31:24).
+        mac_lo (0x0C): RW {
+            /// MAC bytes 2..6.
+            MAC [0, 32] = 0,
+        }
+        /// Station IPv4 address (byte 0 in bits 31:24).
+        ipv4 (0x10): RW {
+            /// The address.
+            ADDRESS [0, 32] = 0,
+        }
+        /// UDP source port base: a QP sends from BASE | (hash(QPN) & 0x3FFF).
+        udp_sport (0x14): RW {
+            /// Port base.
+            BASE [0, 16] = 0xC000,
+        }
+        /// Largest path MTU a QP may use (IBTA code; 5 = 4096 bytes).
+        pmtu_cap (0x18): RW {
+            /// MTU code.
+            PMTU [0, PMTU_BITS] = Pmtu::Mtu4096 as u32,
+        }
+        /// PKey table; entry 0 is the default PKey.
+        pkey (0x20, [PKEY_COUNT; 4]): RW {
+            /// Partition key (bit 15: full membership).
+            PKEY [0, 16] = 0xFFFF,
+        }
+        /// GID table entry e, bytes 0..4 (byte 0 in bits 31:24).
+        gid_w0 (0x40, [GID_COUNT; 0x10]): RW {
+            /// GID bytes 0..4.
+            WORD [0, 32] = 0,
+        }
+        /// GID table entry e, bytes 4..8.
+        gid_w1 (0x44, [GID_COUNT; 0x10]): RW {
+            /// GID bytes 4..8.
+            WORD [0, 32] = 0,
+        }
+        /// GID table entry e, bytes 8..12.
+        gid_w2 (0x48, [GID_COUNT; 0x10]): RW {
+            /// GID bytes 8..12.
+            WORD [0, 32] = 0,
+        }
+        /// GID table entry e, bytes 12..16.
+        gid_w3 (0x4C, [GID_COUNT; 0x10]): RW {
+            /// GID bytes 12..16.
+            WORD [0, 32] = 0,
+        }
+    }
+
+    /// Command mailbox. The host writes the command registers, then
+    /// `doorbell.GO` = 1; the firmware validates and executes the command,
+    /// writes `status` and clears `GO`. Attribute registers hold one
+    /// attribute each (all 32 bits stored) so out-of-range values are seen
+    /// and rejected, never truncated.
+    block mbox (base: 0x0100, size: 0x100, type: 0x0002, version: 1) {
+        /// Doorbell.
+        doorbell (0x04): RW {
+            /// Host: 1 posts the command. Firmware: 0 when `status` is valid.
+            GO [0, 1] = 0,
+        }
+        /// Status of the last command.
+        status (0x08): RW {
+            /// Result code (`ResultCode`); not `ok` means nothing changed.
+            RESULT [0, 8] = 0,
+            /// Commands completed since reset (wraps).
+            SEQ [16, 16] = 0,
+        }
+        /// Command.
+        cmd (0x0C): RW {
+            /// Operation (`Command`).
+            OP [0, 4] = 0,
+        }
+        /// QP the command acts on.
+        qpn (0x10): RW {
+            /// QP number, below `qp.qp_count`.
+            QPN [0, QPN_BITS] = 0,
+        }
+        /// Which attributes the command carries (`AttrMask` bits).
+        attr_mask (0x14): RW {
+            /// The mask.
+            MASK [0, 32] = 0,
+        }
+        /// Target state (`AttrMask::State`).
+        qp_state (0x18): RW {
+            /// `QpState`.
+            STATE [0, STATE_BITS] = 0,
+        }
+        /// Current state the host expects (`AttrMask::CurState`).
+        cur_state (0x1C): RW {
+            /// `QpState`.
+            STATE [0, STATE_BITS] = 0,
+        }
+        /// QP type (`AttrMask::QpType`, Reset to Init only).
+        qp_type (0x20): RW {
+            /// `QpType`.
+            TYPE [0, QP_TYPE_BITS] = 0,
+        }
+        /// PKey-table index (`AttrMask::PkeyIndex`).
+        pkey_index (0x24): RW {
+            /// Index.
+            INDEX [0, PKEY_INDEX_BITS] = 0,
+        }
+        /// Access flags (`AttrMask::AccessFlags`).
+        access_flags (0x28): RW {
+            /// `AccessFlag` bits.
+            FLAGS [0, ACCESS_BITS] = 0,
+        }
+        /// Q_Key (`AttrMask::Qkey`).
+        qkey (0x2C): RW {
+            /// Q_Key.
+            QKEY [0, 32] = 0,
+        }
+        /// Source GID index (`AttrMask::Av`).
+        sgid_index (0x30): RW {
+            /// Index into the GID table.
+            INDEX [0, GID_INDEX_BITS] = 0,
+        }
+        /// Destination MAC bytes 0 and 1 (`AttrMask::Av`).
+        dmac_hi (0x34): RW {
+            /// MAC bytes 0..2.
+            MAC [0, 16] = 0,
+        }
+        /// Destination MAC bytes 2 to 5 (`AttrMask::Av`).
+        dmac_lo (0x38): RW {
+            /// MAC bytes 2..6.
+            MAC [0, 32] = 0,
+        }
+        /// Destination GID bytes 0..4 (`AttrMask::Av`; IPv4 as ::ffff:a.b.c.d).
+        dgid_w0 (0x40): RW {
+            /// GID bytes 0..4.
+            WORD [0, 32] = 0,
+        }
+        /// Destination GID bytes 4..8.
+        dgid_w1 (0x44): RW {
+            /// GID bytes 4..8.
+            WORD [0, 32] = 0,
+        }
+        /// Destination GID bytes 8..12.
+        dgid_w2 (0x48): RW {
+            /// GID bytes 8..12.
+            WORD [0, 32] = 0,
+        }
+        /// Destination GID bytes 12..16.
+        dgid_w3 (0x4C): RW {
+            /// GID bytes 12..16.
+            WORD [0, 32] = 0,
+        }
+        /// Path MTU (`AttrMask::PathMtu`).
+        path_mtu (0x50): RW {
+            /// IBTA MTU code 1..=5 (256..4096 bytes).
+            PMTU [0, PMTU_BITS] = 0,
+        }
+        /// Local ACK timeout (`AttrMask::Timeout`).
+        timeout (0x54): RW {
+            /// 4.096 us x 2^TIMEOUT; 0 disables.
+            TIMEOUT [0, TIMEOUT_BITS] = 0,
+        }
+        /// Retry count (`AttrMask::RetryCnt`).
+        retry_cnt (0x58): RW {
+            /// Retries after a timeout.
+            COUNT [0, RETRY_BITS] = 0,
+        }
+        /// RNR retry count (`AttrMask::RnrRetry`).
+        rnr_retry (0x5C): RW {
+            /// Retries after an RNR NAK; 7 = forever.
+            COUNT [0, RETRY_BITS] = 0,
+        }
+        /// Receive PSN (`AttrMask::RqPsn`).
+        rq_psn (0x60): RW {
+            /// Expected PSN of the next request.
+            PSN [0, PSN_BITS] = 0,
+        }
+        /// Initiator depth (`AttrMask::MaxRdAtomic`).
+        max_rd_atomic (0x64): RW {
+            /// Outstanding READ/atomic requests.
+            COUNT [0, RD_ATOMIC_BITS] = 0,
+        }
+        /// Minimum RNR timer (`AttrMask::MinRnrTimer`).
+        min_rnr_timer (0x68): RW {
+            /// RNR NAK timer code.
+            TIMER [0, RNR_TIMER_BITS] = 0,
+        }
+        /// Send PSN (`AttrMask::SqPsn`).
+        sq_psn (0x6C): RW {
+            /// PSN of the next request sent.
+            PSN [0, PSN_BITS] = 0,
+        }
+        /// Responder resources (`AttrMask::MaxDestRdAtomic`).
+        max_dest_rd_atomic (0x70): RW {
+            /// READ/atomic requests in flight as responder.
+            COUNT [0, RD_ATOMIC_BITS] = 0,
+        }
+        /// Destination QP number (`AttrMask::DestQpn`).
+        dest_qpn (0x74): RW {
+            /// Remote QPN.
+            QPN [0, QPN_BITS] = 0,
+        }
+    }
+
+    /// Per-reason counters (32 bits, wrapping): `counter[i]` counts
+    /// `Counter` i.
+    block ctr (base: 0x0200, size: 0x100, type: 0x0003, version: 1) {
+        /// Number of counters.
+        ctr_count (0x04): RO {
+            /// Counters in this block.
+            COUNT [0, 8] = Counter::COUNT,
+        }
+        /// Counter i (`Counter`).
+        counter (0x10, [Counter::COUNT; 4]): RO {
+            /// Events counted.
+            VALUE [0, 32] = 0,
+        }
+    }
+
+    /// QP context table: context n at `QP_CTX_OFFSET + n * QP_STRIDE`. The
+    /// datapath reads a whole context in one (registered) cycle; the
+    /// firmware writes it one register at a time. Fields are packed; the
+    /// command mailbox validates values before they get here.
+    block qp (base: 0x2_0000, size: 0x2_0000, type: 0x0004, version: 1) {
+        /// Contexts this hardware holds.
+        qp_count (0x04): RO {
+            /// N.
+            COUNT [0, 16] = QP_COUNT,
+        }
+        /// State and type.
+        state (QP_CTX_OFFSET, [QP_COUNT; QP_STRIDE]): RW {
+            /// `QpState`.
+            STATE [0, STATE_BITS] = QpState::Reset as u32,
+            /// `QpType`.
+            TYPE [4, QP_TYPE_BITS] = QpType::Rc as u32,
+        }
+        /// Destination QP number.
+        dest_qpn (QP_CTX_OFFSET + 0x04, [QP_COUNT; QP_STRIDE]): RW {
+            /// Remote QPN.
+            QPN [0, QPN_BITS] = 0,
+        }
+        /// Send PSN.
+        sq_psn (QP_CTX_OFFSET + 0x08, [QP_COUNT; QP_STRIDE]): RW {
+            /// PSN.
+            PSN [0, PSN_BITS] = 0,
+        }
+        /// Receive PSN.
+        rq_psn (QP_CTX_OFFSET + 0x0C, [QP_COUNT; QP_STRIDE]): RW {
+            /// PSN.
+            PSN [0, PSN_BITS] = 0,
+        }
+        /// Path: MTU and table indices.
+        path (QP_CTX_OFFSET + 0x10, [QP_COUNT; QP_STRIDE]): RW {
+            /// IBTA MTU code.
+            PMTU [0, PMTU_BITS] = 0,
+            /// Source GID index.
+            SGID_INDEX [8, GID_INDEX_BITS] = 0,
+            /// PKey index.
+            PKEY_INDEX [16, PKEY_INDEX_BITS] = 0,
+        }
+        /// Access flags.
+        access (QP_CTX_OFFSET + 0x14, [QP_COUNT; QP_STRIDE]): RW {
+            /// `AccessFlag` bits.
+            FLAGS [0, ACCESS_BITS] = 0,
+        }
+        /// Timers and retry counts.
+        timers (QP_CTX_OFFSET + 0x18, [QP_COUNT; QP_STRIDE]): RW {
+            /// Local ACK timeout exponent.
+            TIMEOUT [0, TIMEOUT_BITS] = 0,
+            /// Retry count.
+            RETRY_CNT [8, RETRY_BITS] = 0,
+            /// RNR retry count.
+            RNR_RETRY [12, RETRY_BITS] = 0,
+            /// Minimum RNR timer code.
+            MIN_RNR_TIMER [16, RNR_TIMER_BITS] = 0,
+        }
+        /// READ/atomic depths.
+        rd_atomic (QP_CTX_OFFSET + 0x1C, [QP_COUNT; QP_STRIDE]): RW {
+            /// Initiator depth.
+            MAX_RD_ATOMIC [0, RD_ATOMIC_BITS] = 0,
+            /// Responder resources.
+            MAX_DEST_RD_ATOMIC [8, RD_ATOMIC_BITS] = 0,
+        }
+        /// Q_Key (UD).
+        qkey (QP_CTX_OFFSET + 0x20, [QP_COUNT; QP_STRIDE]): RW {
+            /// Q_Key.
+            QKEY [0, 32] = 0,
+        }
+        /// Destination MAC bytes 0 and 1.
+        dmac_hi (QP_CTX_OFFSET + 0x24, [QP_COUNT; QP_STRIDE]): RW {
+            /// MAC bytes 0..2.
+            MAC [0, 16] = 0,
+        }
+        /// Destination MAC bytes 2 to 5.
+        dmac_lo (QP_CTX_OFFSET + 0x28, [QP_COUNT; QP_STRIDE]): RW {
+            /// MAC bytes 2..6.
+            MAC [0, 32] = 0,
+        }
+        /// Destination GID bytes 0..4.
+        dgid_w0 (QP_CTX_OFFSET + 0x30, [QP_COUNT; QP_STRIDE]): RW {
+            /// GID bytes 0..4.
+            WORD [0, 32] = 0,
+        }
+        /// Destination GID bytes 4..8.
+        dgid_w1 (QP_CTX_OFFSET + 0x34, [QP_COUNT; QP_STRIDE]): RW {
+            /// GID bytes 4..8.
+            WORD [0, 32] = 0,
+        }
+        /// Destination GID bytes 8..12.
+        dgid_w2 (QP_CTX_OFFSET + 0x38, [QP_COUNT; QP_STRIDE]): RW {
+            /// GID bytes 8..12.
+            WORD [0, 32] = 0,
+        }
+        /// Destination GID bytes 12..16.
+        dgid_w3 (QP_CTX_OFFSET + 0x3C, [QP_COUNT; QP_STRIDE]): RW {
+            /// GID bytes 12..16.
+            WORD [0, 32] = 0,
+        }
+    }
+}
