@@ -4,6 +4,7 @@
 use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::stream::SUPPORTED_WIDTHS;
+use crate::tx_header::TxHeader;
 use crate::verilog::{ports, rename_top, Port};
 use rust_hdl_core::prelude::*;
 use std::fmt;
@@ -25,6 +26,11 @@ pub const BLOCKS: &[BlockSpec] = &[
     BlockSpec {
         name: "axis_register",
         summary: "stream register slice (skid buffer), all outputs registered",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "tx_header",
+        summary: "RoCE v2 TX header assembly: descriptor in, header bytes and beat counts out",
         widths: &SUPPORTED_WIDTHS,
     },
 ];
@@ -98,6 +104,10 @@ fn axis_register<const W: usize, const K: usize>() -> (String, Option<usize>) {
     (emit(AxisRegister::<W, K>::new()), Some(1))
 }
 
+fn tx_header<const W: usize, const K: usize>() -> (String, Option<usize>) {
+    (emit(TxHeader::<K>::new()), Some(1))
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -123,6 +133,7 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
     let (raw, latency) = match spec.name {
         "crc32" => per_width!(width, crc32),
         "axis_register" => per_width!(width, axis_register),
+        "tx_header" => per_width!(width, tx_header),
         other => unreachable!("block {other} listed without a generator"),
     };
     let top = format!("{}_w{}", spec.name, width);

@@ -11,5 +11,6 @@ pub mod fifo;
 pub mod gf2;
 pub mod prim;
 pub mod stream;
+pub mod tx_header;
 pub mod verilog;
 pub mod xornet;

@@ -20,12 +20,18 @@ pub const TPID_8021AD: u16 = 0x88A8;
 /// Shortest Ethernet frame without FCS; shorter frames are padded with zeros.
 pub const MIN_FRAME_LEN: usize = 60;
 
-mod field {
+/// Byte ranges of the header fields.
+pub mod field {
     use crate::Field;
+    /// Destination MAC.
     pub const DST: Field = 0..6;
+    /// Source MAC.
     pub const SRC: Field = 6..12;
+    /// EtherType, or the 802.1Q TPID when tagged.
     pub const ETHERTYPE: Field = 12..14;
+    /// Tag control information (tagged frames).
     pub const TCI: Field = 14..16;
+    /// EtherType after the tag (tagged frames).
     pub const INNER_ETHERTYPE: Field = 16..18;
 }
 
