@@ -43,7 +43,7 @@ macro_rules! header_struct {
         /// TX header assembly (see the module documentation) for a stream of
         /// `K` bytes per beat.
         #[derive(LogicBlock)]
-        pub struct TxHeader<const K: usize> {
+        pub struct TxHeader<const W: usize, const K: usize> {
             pub clock: Signal<In, Clock>,
             /// Capture the descriptor at this edge.
             pub load: Signal<In, Bit>,
@@ -71,9 +71,15 @@ macro_rules! header_struct {
             pub frame_beats: Signal<Out, Bits<14>>,
             /// Bytes in the last of them (1..=K).
             pub last_count: Signal<Out, Bits<7>>,
+            /// Payload beats to read: `ceil(payload_len / K)`, 0 without payload.
+            pub payload_beats: Signal<Out, Bits<14>>,
+            /// The `K` header bytes that end at `hdr_len` (bytes before the
+            /// header read as zero): the top `head_tail` lanes are the header
+            /// bytes the first payload beat shares.
+            pub tail_beat: Signal<Out, Bits<W>>,
         }
 
-        impl<const K: usize> TxHeader<K> {
+        impl<const W: usize, const K: usize> TxHeader<W, K> {
             /// Descriptor field names and widths, in port order.
             pub const FIELDS: &'static [(&'static str, usize)] = &[$((stringify!($name), $w)),*];
 
@@ -82,7 +88,7 @@ macro_rules! header_struct {
             }
         }
 
-        impl<const K: usize> Default for TxHeader<K> {
+        impl<const W: usize, const K: usize> Default for TxHeader<W, K> {
             fn default() -> Self {
                 TxHeader {
                     clock: Default::default(),
@@ -98,6 +104,8 @@ macro_rules! header_struct {
                     head_tail: Default::default(),
                     frame_beats: Default::default(),
                     last_count: Default::default(),
+                    payload_beats: Default::default(),
+                    tail_beat: Default::default(),
                 }
             }
         }
@@ -160,6 +168,24 @@ fn pattern_of(info: &OpcodeInfo) -> usize {
         .iter()
         .position(|p| *p == info.headers)
         .expect("pattern")
+}
+
+/// Header length of the layout with selector `sel` = {vlan, ipv6, pattern}.
+fn layout_len(sel: usize, pats: &[&[ExtKind]]) -> usize {
+    let vlan = sel >> 5 & 1 != 0;
+    let v6 = sel >> 4 & 1 != 0;
+    let ext: usize = pats[sel & 15].iter().map(|k| k.size()).sum();
+    (if vlan {
+        ethernet::TAGGED_HEADER_LEN
+    } else {
+        ethernet::HEADER_LEN
+    }) + (if v6 {
+        ipv6::HEADER_LEN
+    } else {
+        ipv4::HEADER_LEN
+    }) + udp::HEADER_LEN
+        + bth::HEADER_LEN
+        + ext
 }
 
 /// The header layout for (VLAN, IPv6, extension list).
@@ -257,9 +283,9 @@ fn layout(vlan: bool, v6: bool, exts: &[ExtKind]) -> Sym {
     s
 }
 
-impl<const K: usize> TxHeader<K> {
+impl<const W: usize, const K: usize> TxHeader<W, K> {
     pub fn new() -> Self {
-        crate::stream::check_width("TxHeader", K * 8, K);
+        crate::stream::check_width("TxHeader", W, K);
         assert!(
             ext_patterns().len() <= 16,
             "extension patterns need more select bits"
@@ -340,7 +366,8 @@ impl<const K: usize> TxHeader<K> {
         v.push_str("always @(posedge clock) if (load) begin\n");
         v.push_str("    hdr_len <= hl;\n    frame_len <= fl;\n    pad <= pad_w;\n    known <= kn;\n    has_payload <= hp;\n");
         v.push_str(&format!(
-            "    head_beats <= hl >> {log2k};\n    head_tail <= hl & 7'd{};\n    frame_beats <= (fl + 17'd{}) >> {log2k};\n    last_count <= ((fl - 17'd1) & 17'd{}) + 17'd1;\n",
+            "    payload_beats <= ({{1'b0, pl}} + 17'd{}) >> {log2k};\n    head_beats <= hl >> {log2k};\n    head_tail <= hl & 7'd{};\n    frame_beats <= (fl + 17'd{}) >> {log2k};\n    last_count <= ((fl - 17'd1) & 17'd{}) + 17'd1;\n",
+            K - 1,
             K - 1,
             K - 1,
             K - 1
@@ -376,6 +403,33 @@ impl<const K: usize> TxHeader<K> {
             v.push_str(&format!(
                 "    default: hdr[{hi}:{lo}] <= {};\n    endcase\n",
                 default_src.verilog()
+            ));
+        }
+        // The tail beat: lane i holds header byte hl - K + i of each layout.
+        for lane in 0..K {
+            let (hi, lo) = (8 * lane + 7, 8 * lane);
+            let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
+            for (sel, sym) in &layouts {
+                let hl = layout_len(*sel, &pats);
+                let src = (hl + lane)
+                    .checked_sub(K)
+                    .map_or(Src::Const(0), |i| sym.0[i].clone());
+                match groups.iter_mut().find(|(s, _)| *s == src) {
+                    Some(g) => g.1.push(*sel),
+                    None => groups.push((src, vec![*sel])),
+                }
+            }
+            v.push_str("    case (sel)\n");
+            for (src, sels) in &groups {
+                let labels: Vec<String> = sels.iter().map(|s| format!("6'd{s}")).collect();
+                v.push_str(&format!(
+                    "    {}: tail_beat[{hi}:{lo}] <= {};\n",
+                    labels.join(", "),
+                    src.verilog()
+                ));
+            }
+            v.push_str(&format!(
+                "    default: tail_beat[{hi}:{lo}] <= 8'h00;\n    endcase\n"
             ));
         }
         v.push_str("end\n");
@@ -500,7 +554,7 @@ impl<const K: usize> TxHeader<K> {
     }
 }
 
-impl<const K: usize> Logic for TxHeader<K> {
+impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
     fn update(&mut self) {
         if self.clock.pos_edge() && self.load.val() {
             let (bytes, hl, fl, pad, known, hp) = Self::reference(&self.field_values());
@@ -520,6 +574,17 @@ impl<const K: usize> Logic for TxHeader<K> {
             self.head_tail.next = ((hl % K) as u64).into();
             self.frame_beats.next = (fl.div_ceil(K) as u64).into();
             self.last_count.next = (((fl - 1) % K + 1) as u64).into();
+            let pl = fl - hl - pad as usize;
+            self.payload_beats.next = (pl.div_ceil(K) as u64).into();
+            let mut t = Bits::<W>::default();
+            for lane in 0..K {
+                if let Some(byte) = (hl + lane).checked_sub(K).map(|i| bytes[i]) {
+                    for bit in 0..8 {
+                        t = t.replace_bit(8 * lane + bit, byte >> bit & 1 != 0);
+                    }
+                }
+            }
+            self.tail_beat.next = t;
         }
     }
 
@@ -534,6 +599,8 @@ impl<const K: usize> Logic for TxHeader<K> {
         self.head_tail.connect();
         self.frame_beats.connect();
         self.last_count.connect();
+        self.payload_beats.connect();
+        self.tail_beat.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -547,7 +614,7 @@ mod tests {
 
     #[test]
     fn tx_header_synthesizes() {
-        let mut uut = TxHeader::<8>::new();
+        let mut uut = TxHeader::<64, 8>::new();
         uut.connect_all();
         let v = generate_verilog(&uut);
         yosys_validate("tx_header", &v).unwrap();

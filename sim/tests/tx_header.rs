@@ -24,6 +24,24 @@ fn words128(v: u128) -> [u32; 4] {
     ]
 }
 
+/// Little-endian bytes of a port value, whatever its Rust type.
+trait PortBytes {
+    fn le_bytes(&self) -> Vec<u8>;
+}
+impl PortBytes for u64 {
+    fn le_bytes(&self) -> Vec<u8> {
+        self.to_le_bytes().to_vec()
+    }
+}
+impl<const N: usize> PortBytes for [u32; N] {
+    fn le_bytes(&self) -> Vec<u8> {
+        self.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+fn words_to_bytes(v: &impl PortBytes) -> Vec<u8> {
+    v.le_bytes()
+}
+
 /// What the hardware must produce for `repr` with `payload_len` bytes.
 struct Expect {
     hdr: Vec<u8>,
@@ -194,6 +212,17 @@ macro_rules! run {
                 (want.frame_len - 1) % k + 1,
                 "{ctx}"
             );
+            let pl_used = want.frame_len - hl - want.pad as usize;
+            assert_eq!(
+                dut.get_payload_beats() as usize,
+                pl_used.div_ceil(k),
+                "{ctx}"
+            );
+            let tail = words_to_bytes(&dut.get_tail_beat());
+            for lane in 0..k {
+                let want_byte = (hl + lane).checked_sub(k).map_or(0, |i| want.hdr[i]);
+                assert_eq!(tail[lane], want_byte, "{ctx}: tail lane {lane}");
+            }
             checked += 1;
         }
         assert_eq!(checked, 2400);
