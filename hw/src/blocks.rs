@@ -105,7 +105,7 @@ fn axis_register<const W: usize, const K: usize>() -> (String, Option<usize>) {
 }
 
 fn tx_header<const W: usize, const K: usize>() -> (String, Option<usize>) {
-    (emit(TxHeader::<W, K>::new()), Some(1))
+    (emit(TxHeader::<W, K>::new()), Some(2))
 }
 
 macro_rules! per_width {

@@ -9,8 +9,9 @@
 //! byte over the 4 layouts × the distinct extension-header lists). The Rust
 //! `update()` (rust-hdl's simulator) is `roce_wire::FrameRepr::emit` itself.
 //!
-//! Registered: `load` at a clock edge captures the descriptor and the next
-//! cycle's outputs describe it. Byte `i` of the header is `hdr[8i+7:8i]`.
+//! A two-stage pipeline with valid/ready on both sides: one descriptor per
+//! cycle, outputs two edges after the descriptor is taken. Byte `i` of the
+//! header is `hdr[8i+7:8i]`.
 
 use roce_wire::opcode::{ExtKind, OpcodeInfo, TABLE};
 use roce_wire::{bth, ethernet, ext, ipv4, ipv6, udp};
@@ -45,8 +46,15 @@ macro_rules! header_struct {
         #[derive(LogicBlock)]
         pub struct TxHeader<const W: usize, const K: usize> {
             pub clock: Signal<In, Clock>,
-            /// Capture the descriptor at this edge.
-            pub load: Signal<In, Bit>,
+            pub reset: Signal<In, Bit>,
+            /// A descriptor is on the field ports.
+            pub in_valid: Signal<In, Bit>,
+            /// It is taken at this edge (when `in_valid`).
+            pub in_ready: Signal<Out, Bit>,
+            /// The outputs describe a descriptor, two edges after it was taken.
+            pub out_valid: Signal<Out, Bit>,
+            /// The consumer takes the outputs at this edge.
+            pub out_ready: Signal<In, Bit>,
             $(
                 #[doc = concat!("Descriptor field `", stringify!($name), "`.")]
                 pub $name: Signal<In, Bits<$w>>,
@@ -77,6 +85,8 @@ macro_rules! header_struct {
             /// header read as zero): the top `head_tail` lanes are the header
             /// bytes the first payload beat shares.
             pub tail_beat: Signal<Out, Bits<W>>,
+            /// rust-hdl simulation state: the descriptors in stages 1 and 2.
+            _stages: [Option<Vec<u128>>; 2],
         }
 
         impl<const W: usize, const K: usize> TxHeader<W, K> {
@@ -92,7 +102,11 @@ macro_rules! header_struct {
             fn default() -> Self {
                 TxHeader {
                     clock: Default::default(),
-                    load: Default::default(),
+                    reset: Default::default(),
+                    in_valid: Default::default(),
+                    in_ready: Default::default(),
+                    out_valid: Default::default(),
+                    out_ready: Default::default(),
                     $($name: Default::default(),)*
                     hdr: Default::default(),
                     hdr_len: Default::default(),
@@ -106,6 +120,7 @@ macro_rules! header_struct {
                     last_count: Default::default(),
                     payload_beats: Default::default(),
                     tail_beat: Default::default(),
+                    _stages: [None, None],
                 }
             }
         }
@@ -293,12 +308,33 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         Self::default()
     }
 
-    /// The Verilog body.
+    /// The Verilog body: a two-stage pipeline with valid/ready.
+    ///
+    /// Stage 1 decodes the opcode (extension pattern, payload or not),
+    /// computes the L4 length and the length-independent part of the IPv4
+    /// checksum, and places every header byte that does not depend on them.
+    /// Stage 2 adds the IP total length into the checksum, places the length
+    /// and checksum bytes, and derives the beat counts and the tail beat.
     fn body() -> String {
         let log2k = K.trailing_zeros();
         let pats = ext_patterns();
         let mut v = String::new();
-        // Opcode → pattern, known, has_payload: from the opcode table.
+        // Handshake: each stage advances when the next one is free or drains.
+        v.push_str(
+            "reg v1, v2;\n\
+             wire adv2 = !v2 | out_ready;\n\
+             wire adv1 = !v1 | adv2;\n\
+             assign in_ready = adv1;\n\
+             assign out_valid = v2;\n\
+             always @(posedge clock) begin\n\
+             \x20   if (reset) begin v1 <= 1'b0; v2 <= 1'b0; end\n\
+             \x20   else begin\n\
+             \x20       if (adv1) v1 <= in_valid;\n\
+             \x20       if (adv2) v2 <= v1;\n\
+             \x20   end\n\
+             end\n",
+        );
+        // Stage 1 combinational: opcode → pattern, known, has_payload.
         v.push_str("reg [3:0] pat;\nreg kn, hp;\nalways @(*) begin\n    case (opcode)\n");
         for row in &TABLE {
             v.push_str(&format!(
@@ -309,51 +345,49 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             ));
         }
         v.push_str("    default: begin pat = 4'd0; kn = 1'b0; hp = 1'b0; end\n    endcase\nend\n");
-        // Extension length per pattern.
         v.push_str("reg [4:0] ext_len;\nalways @(*) begin\n    case (pat)\n");
         for (i, p) in pats.iter().enumerate() {
             let len: usize = p.iter().map(|k| k.size()).sum();
             v.push_str(&format!("    4'd{i}: ext_len = 5'd{len};\n"));
         }
         v.push_str("    default: ext_len = 5'd0;\n    endcase\nend\n");
-        // Lengths. Payload is counted only for opcodes that carry it.
         let fixed_l4 = udp::HEADER_LEN + bth::HEADER_LEN + roce_wire::icrc::ICRC_LEN;
         v.push_str(&format!(
             "wire [15:0] pl = hp ? payload_len : 16'd0;\n\
              wire [1:0] pad_w = (2'd0 - pl[1:0]);\n\
              wire [16:0] l4_full = {fixed_l4} + ext_len + pl + pad_w;\n\
-             wire [15:0] l4_len = l4_full[15:0];\n\
-             wire [15:0] ip_total = l4_len + 16'd{};\n\
              wire [15:0] ethertype = ipv6 ? 16'h{:04x} : 16'h{:04x};\n\
              wire [15:0] tpid = 16'h{:04x};\n\
              wire [15:0] roce_port = 16'd{};\n\
-             wire [31:0] v6_word0 = {{4'h6, tos, flow_label}};\n",
-            ipv4::HEADER_LEN,
+             wire [31:0] v6_word0 = {{4'h6, tos, flow_label}};\n\
+             wire [19:0] csum_part = {{8'h{:02x}, tos}} + ip_ident + {{1'b0, ip_df, 14'b0}} + {{ttl, 8'd{}}}\n\
+             \x20   + ip_src[31:16] + ip_src[15:0] + ip_dst[31:16] + ip_dst[15:0];\n\
+             wire [5:0] sel = {{vlan, ipv6, pat}};\n",
             ethernet::ETHERTYPE_IPV6,
             ethernet::ETHERTYPE_IPV4,
             ethernet::TPID_8021Q,
-            udp::ROCE_V2_PORT
-        ));
-        // IPv4 header checksum (RFC 1071) over the words the layout writes.
-        v.push_str(&format!(
-            "wire [19:0] csum_sum = {{8'h{:02x}, tos}} + ip_total + ip_ident + {{1'b0, ip_df, 14'b0}}\n\
-             \x20   + {{ttl, 8'd{}}} + ip_src[31:16] + ip_src[15:0] + ip_dst[31:16] + ip_dst[15:0];\n\
-             wire [16:0] csum_f1 = csum_sum[15:0] + csum_sum[19:16];\n\
-             wire [15:0] csum_f2 = csum_f1[15:0] + csum_f1[16];\n\
-             wire [15:0] ip_csum = ~csum_f2;\n",
+            udp::ROCE_V2_PORT,
             0x40 | (ipv4::HEADER_LEN / 4),
-            ipv4::PROTOCOL_UDP
+            ipv4::PROTOCOL_UDP,
         ));
+        // Stage 2 combinational, from stage-1 registers.
         v.push_str(&format!(
-            "wire [6:0] hl = (vlan ? 7'd{} : 7'd{}) + (ipv6 ? 7'd{} : 7'd{}) + 7'd{} + ext_len;\n",
+            "reg [5:0] sel1;\nreg [15:0] pl1, l4_len;\nreg [1:0] pad1;\nreg [4:0] ext1;\nreg kn1, hp1;\nreg [19:0] csum1;\nreg [{}:0] hdr1;\n\
+             wire [15:0] ip_total = l4_len + 16'd{};\n\
+             wire [20:0] csum_sum = csum1 + ip_total;\n\
+             wire [16:0] csum_f1 = csum_sum[15:0] + csum_sum[20:16];\n\
+             wire [15:0] csum_f2 = csum_f1[15:0] + csum_f1[16];\n\
+             wire [15:0] ip_csum = ~csum_f2;\n\
+             wire [6:0] hl = (sel1[5] ? 7'd{} : 7'd{}) + (sel1[4] ? 7'd{} : 7'd{}) + 7'd{} + ext1;\n\
+             wire [16:0] fl = hl + pl1 + pad1;\n",
+            HDR_BITS - 1,
+            ipv4::HEADER_LEN,
             ethernet::TAGGED_HEADER_LEN,
             ethernet::HEADER_LEN,
             ipv6::HEADER_LEN,
             ipv4::HEADER_LEN,
             udp::HEADER_LEN + bth::HEADER_LEN
         ));
-        v.push_str("wire [16:0] fl = hl + pl + pad_w;\nwire [5:0] sel = {vlan, ipv6, pat};\n");
-        // Header bytes: a case per byte over the layouts that differ.
         let mut layouts = Vec::new();
         for vlan in [false, true] {
             for v6 in [false, true] {
@@ -363,74 +397,91 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                 }
             }
         }
-        v.push_str("always @(posedge clock) if (load) begin\n");
-        v.push_str("    hdr_len <= hl;\n    frame_len <= fl;\n    pad <= pad_w;\n    known <= kn;\n    has_payload <= hp;\n");
-        v.push_str(&format!(
-            "    payload_beats <= ({{1'b0, pl}} + 17'd{}) >> {log2k};\n    head_beats <= hl >> {log2k};\n    head_tail <= hl & 7'd{};\n    frame_beats <= (fl + 17'd{}) >> {log2k};\n    last_count <= ((fl - 17'd1) & 17'd{}) + 17'd1;\n",
-            K - 1,
-            K - 1,
-            K - 1,
-            K - 1
-        ));
-        for byte in 0..HDR_BYTES {
-            let first = &layouts[0].1 .0[byte];
-            let (hi, lo) = (8 * byte + 7, 8 * byte);
-            if layouts.iter().all(|(_, s)| &s.0[byte] == first) {
-                v.push_str(&format!("    hdr[{hi}:{lo}] <= {};\n", first.verilog()));
-                continue;
-            }
-            v.push_str("    case (sel)\n");
-            // Group selectors by source to keep the case short.
+        let late =
+            |s: &Src| matches!(s, Src::Bits(n, _) if ["l4_len", "ip_total", "ip_csum"].contains(n));
+        // A case per byte over the selectors, grouped by source; `pick`
+        // gives the source of a byte for a layout.
+        let case = |v: &mut String, target: &str, sel: &str, pick: &dyn Fn(usize, &Sym) -> Src| {
             let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
-            for (sel, s) in &layouts {
-                match groups.iter_mut().find(|(src, _)| src == &s.0[byte]) {
-                    Some(g) => g.1.push(*sel),
-                    None => groups.push((s.0[byte].clone(), vec![*sel])),
+            for (s, sym) in &layouts {
+                let src = pick(*s, sym);
+                match groups.iter_mut().find(|(g, _)| *g == src) {
+                    Some(g) => g.1.push(*s),
+                    None => groups.push((src, vec![*s])),
                 }
             }
+            if groups.len() == 1 {
+                v.push_str(&format!("    {target} <= {};\n", groups[0].0.verilog()));
+                return;
+            }
             let (default_src, _) = groups.iter().max_by_key(|g| g.1.len()).unwrap().clone();
+            v.push_str(&format!("    case ({sel})\n"));
             for (src, sels) in &groups {
                 if *src == default_src {
                     continue;
                 }
                 let labels: Vec<String> = sels.iter().map(|s| format!("6'd{s}")).collect();
                 v.push_str(&format!(
-                    "    {}: hdr[{hi}:{lo}] <= {};\n",
+                    "    {}: {target} <= {};\n",
                     labels.join(", "),
                     src.verilog()
                 ));
             }
             v.push_str(&format!(
-                "    default: hdr[{hi}:{lo}] <= {};\n    endcase\n",
+                "    default: {target} <= {};\n    endcase\n",
                 default_src.verilog()
             ));
-        }
-        // The tail beat: lane i holds header byte hl - K + i of each layout.
-        for lane in 0..K {
-            let (hi, lo) = (8 * lane + 7, 8 * lane);
-            let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
-            for (sel, sym) in &layouts {
-                let hl = layout_len(*sel, &pats);
-                let src = (hl + lane)
-                    .checked_sub(K)
-                    .map_or(Src::Const(0), |i| sym.0[i].clone());
-                match groups.iter_mut().find(|(s, _)| *s == src) {
-                    Some(g) => g.1.push(*sel),
-                    None => groups.push((src, vec![*sel])),
+        };
+        // Stage 1 registers: early bytes (late ones zero) and the scalars.
+        v.push_str(
+            "always @(posedge clock) if (adv1 & in_valid) begin\n\
+             \x20   sel1 <= sel;\n    pl1 <= pl;\n    pad1 <= pad_w;\n    ext1 <= ext_len;\n    kn1 <= kn;\n    hp1 <= hp;\n\
+             \x20   csum1 <= csum_part;\n    l4_len <= l4_full[15:0];\n"
+        );
+        for byte in 0..HDR_BYTES {
+            let target = format!("hdr1[{}:{}]", 8 * byte + 7, 8 * byte);
+            case(&mut v, &target, "sel", &|_, sym: &Sym| {
+                let src = sym.0[byte].clone();
+                if late(&src) {
+                    Src::Const(0)
+                } else {
+                    src
                 }
+            });
+        }
+        v.push_str("end\n");
+        // Stage 2 registers: late bytes, outputs, tail beat.
+        v.push_str(&format!(
+            "always @(posedge clock) if (adv2 & v1) begin\n\
+             \x20   hdr_len <= hl;\n    frame_len <= fl;\n    pad <= pad1;\n    known <= kn1;\n    has_payload <= hp1;\n\
+             \x20   payload_beats <= ({{1'b0, pl1}} + 17'd{}) >> {log2k};\n\
+             \x20   head_beats <= hl >> {log2k};\n    head_tail <= hl & 7'd{};\n\
+             \x20   frame_beats <= (fl + 17'd{}) >> {log2k};\n\
+             \x20   last_count <= ((fl - 17'd1) & 17'd{}) + 17'd1;\n",
+            K - 1,
+            K - 1,
+            K - 1,
+            K - 1
+        ));
+        let stage2 = |sym: &Sym, i: usize| -> Src {
+            let src = sym.0[i].clone();
+            if late(&src) {
+                src
+            } else {
+                Src::Bits("hdr1", 8 * i)
             }
-            v.push_str("    case (sel)\n");
-            for (src, sels) in &groups {
-                let labels: Vec<String> = sels.iter().map(|s| format!("6'd{s}")).collect();
-                v.push_str(&format!(
-                    "    {}: tail_beat[{hi}:{lo}] <= {};\n",
-                    labels.join(", "),
-                    src.verilog()
-                ));
-            }
-            v.push_str(&format!(
-                "    default: tail_beat[{hi}:{lo}] <= 8'h00;\n    endcase\n"
-            ));
+        };
+        for byte in 0..HDR_BYTES {
+            let target = format!("hdr[{}:{}]", 8 * byte + 7, 8 * byte);
+            case(&mut v, &target, "sel1", &|_, sym: &Sym| stage2(sym, byte));
+        }
+        for lane in 0..K {
+            let target = format!("tail_beat[{}:{}]", 8 * lane + 7, 8 * lane);
+            case(&mut v, &target, "sel1", &|s, sym: &Sym| {
+                (layout_len(s, &pats) + lane)
+                    .checked_sub(K)
+                    .map_or(Src::Const(0), |i| stage2(sym, i))
+            });
         }
         v.push_str("end\n");
         v
@@ -556,8 +607,30 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
 
 impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
     fn update(&mut self) {
-        if self.clock.pos_edge() && self.load.val() {
-            let (bytes, hl, fl, pad, known, hp) = Self::reference(&self.field_values());
+        if self.clock.pos_edge() {
+            let fields = self.field_values();
+            let (in_valid, out_ready) = (self.in_valid.val(), self.out_ready.val());
+            let [s1, s2] = &mut self._stages;
+            if self.reset.val() {
+                *s1 = None;
+                *s2 = None;
+            } else {
+                let adv2 = s2.is_none() || out_ready;
+                let adv1 = s1.is_none() || adv2;
+                if adv2 {
+                    *s2 = s1.take();
+                }
+                if adv1 {
+                    *s1 = in_valid.then_some(fields);
+                }
+            }
+        }
+        let [s1, s2] = &self._stages;
+        let adv2 = s2.is_none() || self.out_ready.val();
+        self.in_ready.next = s1.is_none() || adv2;
+        self.out_valid.next = s2.is_some();
+        if let Some(fields) = s2 {
+            let (bytes, hl, fl, pad, known, hp) = Self::reference(fields);
             let mut h = Bits::<HDR_BITS>::default();
             for (i, byte) in bytes.iter().enumerate() {
                 for bit in 0..8 {
@@ -589,6 +662,8 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
     }
 
     fn connect(&mut self) {
+        self.in_ready.connect();
+        self.out_valid.connect();
         self.hdr.connect();
         self.hdr_len.connect();
         self.frame_len.connect();

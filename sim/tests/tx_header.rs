@@ -68,6 +68,150 @@ fn expect(repr: &FrameRepr, payload_len: usize) -> Expect {
     }
 }
 
+/// Sets the descriptor ports from `repr` (payload length `pl`); fields the
+/// opcode does not use get garbage from `junk`.
+macro_rules! drive {
+    ($dut:ident, $repr:expr, $pl:expr, $junk:expr) => {{
+        let dut = &mut $dut;
+        let repr: &FrameRepr = $repr;
+        let pl: usize = $pl;
+        let junk: &mut Rng = $junk;
+        let e = &repr.ext;
+        dut.set_dst_mac(mac(repr.eth.dst) as _);
+        dut.set_src_mac(mac(repr.eth.src) as _);
+        dut.set_vlan(repr.eth.vlan.is_some());
+        dut.set_vlan_tci(repr.eth.vlan.map_or(junk.next_u32() as u16, |t| t.tci()) as _);
+        match repr.ip {
+            IpRepr::V4(ip) => {
+                dut.set_ipv6(false);
+                dut.set_tos(ip.tos as _);
+                dut.set_ttl(ip.ttl as _);
+                dut.set_flow_label((junk.next_u32() & 0xF_FFFF) as _);
+                dut.set_ip_ident(ip.ident as _);
+                dut.set_ip_df(ip.dont_frag);
+                dut.set_ip_src(&words128(
+                    u32::from_be_bytes(ip.src) as u128 | (junk.next_u64() as u128) << 64,
+                ));
+                dut.set_ip_dst(&words128(
+                    u32::from_be_bytes(ip.dst) as u128 | (junk.next_u64() as u128) << 32,
+                ));
+            }
+            IpRepr::V6(ip) => {
+                dut.set_ipv6(true);
+                dut.set_tos(ip.traffic_class as _);
+                dut.set_ttl(ip.hop_limit as _);
+                dut.set_flow_label(ip.flow_label as _);
+                dut.set_ip_ident(junk.next_u32() as u16 as _);
+                dut.set_ip_df(junk.chance(500));
+                dut.set_ip_src(&words128(u128::from_be_bytes(ip.src)));
+                dut.set_ip_dst(&words128(u128::from_be_bytes(ip.dst)));
+            }
+        }
+        let b = &repr.bth;
+        dut.set_udp_src_port(repr.udp.src_port as _);
+        dut.set_opcode(b.opcode.0 as _);
+        dut.set_se(b.solicited);
+        dut.set_mig(b.mig_req);
+        dut.set_pkey(b.pkey as _);
+        dut.set_fecn(b.fecn);
+        dut.set_becn(b.becn);
+        dut.set_dest_qp(b.dest_qp as _);
+        dut.set_ack_req(b.ack_req);
+        dut.set_psn(b.psn.value() as _);
+        dut.set_payload_len(pl as _);
+        let j = &mut *junk;
+        let reth = e.reth.unwrap_or(roce_wire::RethRepr {
+            va: j.next_u64(),
+            rkey: j.next_u32(),
+            dma_len: j.next_u32(),
+        });
+        dut.set_reth_va(reth.va as _);
+        dut.set_reth_rkey(reth.rkey as _);
+        dut.set_reth_dma_len(reth.dma_len as _);
+        let (syn, msn) = e
+            .aeth
+            .map_or((j.next_u32() as u8, j.next_u32() & 0xFF_FFFF), |a| {
+                (a.syndrome.to_byte(), a.msn)
+            });
+        dut.set_aeth_syndrome(syn as _);
+        dut.set_aeth_msn(msn as _);
+        dut.set_immdt(e.immdt.unwrap_or(j.next_u32()) as _);
+        dut.set_ieth(e.ieth.unwrap_or(j.next_u32()) as _);
+        let at = e.atomic_eth.unwrap_or(roce_wire::AtomicEthRepr {
+            va: j.next_u64(),
+            rkey: j.next_u32(),
+            swap_add: j.next_u64(),
+            compare: j.next_u64(),
+        });
+        dut.set_atomic_va(at.va as _);
+        dut.set_atomic_rkey(at.rkey as _);
+        dut.set_atomic_swap_add(at.swap_add as _);
+        dut.set_atomic_compare(at.compare as _);
+        dut.set_atomic_ack_data(
+            e.atomic_ack_eth
+                .map_or(j.next_u64(), |a| a.orig_remote_data) as _,
+        );
+        let d = e.deth.unwrap_or(roce_wire::DethRepr {
+            qkey: j.next_u32(),
+            src_qp: j.next_u32() & 0xFF_FFFF,
+        });
+        dut.set_deth_qkey(d.qkey as _);
+        dut.set_deth_src_qp(d.src_qp as _);
+    }};
+}
+
+/// Checks the outputs against `want` (for `repr` with payload `pl`).
+macro_rules! check {
+    ($dut:ident, $k:expr, $want:expr, $ctx:expr) => {{
+        let dut = &$dut;
+        let k: usize = $k;
+        let want: &Expect = $want;
+        let ctx: &str = $ctx;
+        let words = dut.get_hdr();
+        let got: Vec<u8> = (0..128)
+            .map(|i| (words[i / 4] >> (8 * (i % 4))) as u8)
+            .collect();
+        let hl = want.hdr.len();
+        assert_eq!(dut.get_hdr_len() as usize, hl, "{}", ctx);
+        assert_eq!(&got[..hl], &want.hdr[..], "{}", ctx);
+        assert!(
+            got[hl..].iter().all(|&b| b == 0),
+            "{}: bytes past the header",
+            ctx
+        );
+        assert_eq!(dut.get_frame_len() as usize, want.frame_len, "{}", ctx);
+        assert_eq!(dut.get_pad() as u8, want.pad, "{}", ctx);
+        assert_eq!(dut.get_known(), want.known, "{}", ctx);
+        assert_eq!(dut.get_has_payload(), want.has_payload, "{}", ctx);
+        assert_eq!(dut.get_head_beats() as usize, hl / k, "{}", ctx);
+        assert_eq!(dut.get_head_tail() as usize, hl % k, "{}", ctx);
+        assert_eq!(
+            dut.get_frame_beats() as usize,
+            want.frame_len.div_ceil(k),
+            "{}",
+            ctx
+        );
+        assert_eq!(
+            dut.get_last_count() as usize,
+            (want.frame_len - 1) % k + 1,
+            "{}",
+            ctx
+        );
+        let pl_used = want.frame_len - hl - want.pad as usize;
+        assert_eq!(
+            dut.get_payload_beats() as usize,
+            pl_used.div_ceil(k),
+            "{}",
+            ctx
+        );
+        let tail = words_to_bytes(&dut.get_tail_beat());
+        for lane in 0..k {
+            let want_byte = (hl + lane).checked_sub(k).map_or(0, |i| want.hdr[i]);
+            assert_eq!(tail[lane], want_byte, "{}: tail lane {}", ctx, lane);
+        }
+    }};
+}
+
 macro_rules! run {
     ($model:ty, $seed:expr) => {{
         let seed = Rng::seed_from_env(stringify!($model), $seed);
@@ -75,10 +219,11 @@ macro_rules! run {
         let mut junk = Rng::new(seed ^ 0x5EED);
         let mut dut = <$model>::new();
         let k = <$model>::PARAMS.iter().find(|p| p.0 == "K").unwrap().1 as usize;
-        let mut checked = 0;
+        // Descriptors of every opcode; every 12th gets an opcode outside the
+        // table, and no-payload opcodes a garbage length that must be ignored.
+        let mut descs = Vec::new();
         for i in 0..2400 {
             let (mut repr, payload) = gen.frame_with_opcode(i % TABLE.len());
-            // Every 12th descriptor gets an opcode outside the table.
             if i % 12 == 11 {
                 let mut op = junk.next_u32() as u8;
                 while Opcode(op).info().is_some() {
@@ -86,146 +231,59 @@ macro_rules! run {
                 }
                 repr.bth.opcode = Opcode(op);
             }
-            // No-payload opcodes get a garbage length, which must be ignored.
             let pl = if payload.is_empty() {
                 junk.below(4097) as usize
             } else {
                 payload.len()
             };
-            let e = &repr.ext;
-            dut.set_dst_mac(mac(repr.eth.dst) as _);
-            dut.set_src_mac(mac(repr.eth.src) as _);
-            dut.set_vlan(repr.eth.vlan.is_some());
-            dut.set_vlan_tci(repr.eth.vlan.map_or(junk.next_u32() as u16, |t| t.tci()) as _);
-            match repr.ip {
-                IpRepr::V4(ip) => {
-                    dut.set_ipv6(false);
-                    dut.set_tos(ip.tos as _);
-                    dut.set_ttl(ip.ttl as _);
-                    dut.set_flow_label((junk.next_u32() & 0xF_FFFF) as _);
-                    dut.set_ip_ident(ip.ident as _);
-                    dut.set_ip_df(ip.dont_frag);
-                    dut.set_ip_src(&words128(
-                        u32::from_be_bytes(ip.src) as u128 | (junk.next_u64() as u128) << 64,
-                    ));
-                    dut.set_ip_dst(&words128(
-                        u32::from_be_bytes(ip.dst) as u128 | (junk.next_u64() as u128) << 32,
-                    ));
-                }
-                IpRepr::V6(ip) => {
-                    dut.set_ipv6(true);
-                    dut.set_tos(ip.traffic_class as _);
-                    dut.set_ttl(ip.hop_limit as _);
-                    dut.set_flow_label(ip.flow_label as _);
-                    dut.set_ip_ident(junk.next_u32() as u16 as _);
-                    dut.set_ip_df(junk.chance(500));
-                    dut.set_ip_src(&words128(u128::from_be_bytes(ip.src)));
-                    dut.set_ip_dst(&words128(u128::from_be_bytes(ip.dst)));
-                }
-            }
-            let b = &repr.bth;
-            dut.set_udp_src_port(repr.udp.src_port as _);
-            dut.set_opcode(b.opcode.0 as _);
-            dut.set_se(b.solicited);
-            dut.set_mig(b.mig_req);
-            dut.set_pkey(b.pkey as _);
-            dut.set_fecn(b.fecn);
-            dut.set_becn(b.becn);
-            dut.set_dest_qp(b.dest_qp as _);
-            dut.set_ack_req(b.ack_req);
-            dut.set_psn(b.psn.value() as _);
-            dut.set_payload_len(pl as _);
-            let j = &mut junk;
-            let reth = e.reth.unwrap_or(roce_wire::RethRepr {
-                va: j.next_u64(),
-                rkey: j.next_u32(),
-                dma_len: j.next_u32(),
-            });
-            dut.set_reth_va(reth.va as _);
-            dut.set_reth_rkey(reth.rkey as _);
-            dut.set_reth_dma_len(reth.dma_len as _);
-            let (syn, msn) = e
-                .aeth
-                .map_or((j.next_u32() as u8, j.next_u32() & 0xFF_FFFF), |a| {
-                    (a.syndrome.to_byte(), a.msn)
-                });
-            dut.set_aeth_syndrome(syn as _);
-            dut.set_aeth_msn(msn as _);
-            dut.set_immdt(e.immdt.unwrap_or(j.next_u32()) as _);
-            dut.set_ieth(e.ieth.unwrap_or(j.next_u32()) as _);
-            let at = e.atomic_eth.unwrap_or(roce_wire::AtomicEthRepr {
-                va: j.next_u64(),
-                rkey: j.next_u32(),
-                swap_add: j.next_u64(),
-                compare: j.next_u64(),
-            });
-            dut.set_atomic_va(at.va as _);
-            dut.set_atomic_rkey(at.rkey as _);
-            dut.set_atomic_swap_add(at.swap_add as _);
-            dut.set_atomic_compare(at.compare as _);
-            dut.set_atomic_ack_data(
-                e.atomic_ack_eth
-                    .map_or(j.next_u64(), |a| a.orig_remote_data) as _,
-            );
-            let d = e.deth.unwrap_or(roce_wire::DethRepr {
-                qkey: j.next_u32(),
-                src_qp: j.next_u32() & 0xFF_FFFF,
-            });
-            dut.set_deth_qkey(d.qkey as _);
-            dut.set_deth_src_qp(d.src_qp as _);
-
-            dut.set_load(true);
-            dut.tick();
-            dut.set_load(false);
-            dut.tick(); // outputs hold while load is low
-            let want = expect(&repr, pl);
-            let words = dut.get_hdr();
-            let got: Vec<u8> = (0..128)
-                .map(|i| (words[i / 4] >> (8 * (i % 4))) as u8)
-                .collect();
-            let hl = want.hdr.len();
-            let ctx = format!(
-                "descriptor {i}: {:?} {:?} vlan {:?}, payload {pl}",
-                repr.bth.opcode,
-                repr.ip.version(),
-                repr.eth.vlan
-            );
-            assert_eq!(dut.get_hdr_len() as usize, hl, "{ctx}");
-            assert_eq!(&got[..hl], &want.hdr[..], "{ctx}");
-            assert!(
-                got[hl..].iter().all(|&b| b == 0),
-                "{ctx}: bytes past the header"
-            );
-            assert_eq!(dut.get_frame_len() as usize, want.frame_len, "{ctx}");
-            assert_eq!(dut.get_pad() as u8, want.pad, "{ctx}");
-            assert_eq!(dut.get_known(), want.known, "{ctx}");
-            assert_eq!(dut.get_has_payload(), want.has_payload, "{ctx}");
-            assert_eq!(dut.get_head_beats() as usize, hl / k, "{ctx}");
-            assert_eq!(dut.get_head_tail() as usize, hl % k, "{ctx}");
-            assert_eq!(
-                dut.get_frame_beats() as usize,
-                want.frame_len.div_ceil(k),
-                "{ctx}"
-            );
-            assert_eq!(
-                dut.get_last_count() as usize,
-                (want.frame_len - 1) % k + 1,
-                "{ctx}"
-            );
-            let pl_used = want.frame_len - hl - want.pad as usize;
-            assert_eq!(
-                dut.get_payload_beats() as usize,
-                pl_used.div_ceil(k),
-                "{ctx}"
-            );
-            let tail = words_to_bytes(&dut.get_tail_beat());
-            for lane in 0..k {
-                let want_byte = (hl + lane).checked_sub(k).map_or(0, |i| want.hdr[i]);
-                assert_eq!(tail[lane], want_byte, "{ctx}: tail lane {lane}");
-            }
-            checked += 1;
+            descs.push((repr, pl));
         }
-        assert_eq!(checked, 2400);
+        // Phase 1 (first 600): always ready, no gaps: one descriptor per cycle.
+        // Phase 2: random idle on the input and backpressure on the output.
+        let mut expected = std::collections::VecDeque::new();
+        let (mut next, mut checked, mut cycles_phase1) = (0usize, 0usize, 0u64);
+        dut.set_reset(true);
+        dut.tick();
+        dut.set_reset(false);
+        while checked < descs.len() {
+            let phase2 = next >= 600;
+            let offer = next < descs.len() && (!phase2 || junk.chance(700));
+            if offer {
+                let (repr, pl) = &descs[next];
+                drive!(dut, repr, *pl, &mut junk);
+            }
+            dut.set_in_valid(offer);
+            let ready = !phase2 || junk.chance(600);
+            dut.set_out_ready(ready);
+            dut.eval();
+            if dut.get_out_valid() && ready {
+                let (i, want): (usize, Expect) =
+                    expected.pop_front().expect("output without input");
+                let (r, pl) = &descs[i];
+                let ctx = format!(
+                    "descriptor {i}: {:?} IPv{} vlan {:?}, payload {pl}",
+                    r.bth.opcode,
+                    r.ip.version(),
+                    r.eth.vlan
+                );
+                check!(dut, k, &want, &ctx);
+                checked += 1;
+            }
+            if offer && dut.get_in_ready() {
+                let (repr, pl) = &descs[next];
+                expected.push_back((next, expect(repr, *pl)));
+                next += 1;
+            }
+            dut.tick();
+            if !phase2 {
+                cycles_phase1 += 1;
+            }
+        }
+        // 600 back-to-back descriptors taken in 600 cycles: no input stall.
+        assert_eq!(
+            cycles_phase1, 600,
+            "cycles to take 600 back-to-back descriptors"
+        );
     }};
 }
 
