@@ -27,6 +27,8 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("axis_register", 512, Variant::Fast),
     ("tx_header", 64, Variant::Fast),
     ("tx_header", 512, Variant::Fast),
+    ("roce_tx", 64, Variant::Fast),
+    ("roce_tx", 512, Variant::Fast),
 ];
 
 fn main() {

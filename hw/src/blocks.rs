@@ -4,6 +4,7 @@
 use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::stream::SUPPORTED_WIDTHS;
+use crate::roce_tx::RoceTx;
 use crate::tx_header::TxHeader;
 use crate::verilog::{ports, rename_top, Port};
 use rust_hdl_core::prelude::*;
@@ -26,6 +27,11 @@ pub const BLOCKS: &[BlockSpec] = &[
     BlockSpec {
         name: "axis_register",
         summary: "stream register slice (skid buffer), all outputs registered",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "roce_tx",
+        summary: "RoCE v2 TX frame builder: descriptor + payload in, wire frame with ICRC out",
         widths: &SUPPORTED_WIDTHS,
     },
     BlockSpec {
@@ -108,6 +114,10 @@ fn tx_header<const W: usize, const K: usize>() -> (String, Option<usize>) {
     (emit(TxHeader::<W, K>::new()), Some(2))
 }
 
+fn roce_tx<const W: usize, const K: usize>() -> (String, Option<usize>) {
+    (emit(RoceTx::<W, K>::new()), None)
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -134,6 +144,7 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "crc32" => per_width!(width, crc32),
         "axis_register" => per_width!(width, axis_register),
         "tx_header" => per_width!(width, tx_header),
+        "roce_tx" => per_width!(width, roce_tx),
         other => unreachable!("block {other} listed without a generator"),
     };
     let top = format!("{}_w{}", spec.name, width);

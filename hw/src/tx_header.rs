@@ -85,6 +85,10 @@ macro_rules! header_struct {
             /// header read as zero): the top `head_tail` lanes are the header
             /// bytes the first payload beat shares.
             pub tail_beat: Signal<Out, Bits<W>>,
+            /// The descriptor has an 802.1Q tag (the Ethernet header is 18 bytes).
+            pub is_vlan: Signal<Out, Bit>,
+            /// The descriptor is IPv6.
+            pub is_ipv6: Signal<Out, Bit>,
             /// rust-hdl simulation state: the descriptors in stages 1 and 2.
             _stages: [Option<Vec<u128>>; 2],
         }
@@ -120,6 +124,8 @@ macro_rules! header_struct {
                     last_count: Default::default(),
                     payload_beats: Default::default(),
                     tail_beat: Default::default(),
+                    is_vlan: Default::default(),
+                    is_ipv6: Default::default(),
                     _stages: [None, None],
                 }
             }
@@ -453,7 +459,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // Stage 2 registers: late bytes, outputs, tail beat.
         v.push_str(&format!(
             "always @(posedge clock) if (adv2 & v1) begin\n\
-             \x20   hdr_len <= hl;\n    frame_len <= fl;\n    pad <= pad1;\n    known <= kn1;\n    has_payload <= hp1;\n\
+             \x20   is_vlan <= sel1[5];\n    is_ipv6 <= sel1[4];\n    hdr_len <= hl;\n    frame_len <= fl;\n    pad <= pad1;\n    known <= kn1;\n    has_payload <= hp1;\n\
              \x20   payload_beats <= ({{1'b0, pl1}} + 17'd{}) >> {log2k};\n\
              \x20   head_beats <= hl >> {log2k};\n    head_tail <= hl & 7'd{};\n\
              \x20   frame_beats <= (fl + 17'd{}) >> {log2k};\n\
@@ -630,6 +636,9 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.in_ready.next = s1.is_none() || adv2;
         self.out_valid.next = s2.is_some();
         if let Some(fields) = s2 {
+            let get = |name: &str| fields[Self::FIELDS.iter().position(|(n, _)| *n == name).unwrap()];
+            self.is_vlan.next = get("vlan") != 0;
+            self.is_ipv6.next = get("ipv6") != 0;
             let (bytes, hl, fl, pad, known, hp) = Self::reference(fields);
             let mut h = Bits::<HDR_BITS>::default();
             for (i, byte) in bytes.iter().enumerate() {
@@ -676,6 +685,8 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.last_count.connect();
         self.payload_beats.connect();
         self.tail_beat.connect();
+        self.is_vlan.connect();
+        self.is_ipv6.connect();
     }
 
     fn hdl(&self) -> Verilog {

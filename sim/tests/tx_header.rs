@@ -5,6 +5,8 @@
 //! agree. Fields an opcode does not use carry random garbage and must not
 //! leak into the header.
 
+mod common;
+
 use roce_sim::models::{TxHeaderW512, TxHeaderW64};
 use roce_sim::rng::Rng;
 use roce_sim::traffic::FrameGen;
@@ -66,98 +68,6 @@ fn expect(repr: &FrameRepr, payload_len: usize) -> Expect {
         known: info.is_some(),
         has_payload,
     }
-}
-
-/// Sets the descriptor ports from `repr` (payload length `pl`); fields the
-/// opcode does not use get garbage from `junk`.
-macro_rules! drive {
-    ($dut:ident, $repr:expr, $pl:expr, $junk:expr) => {{
-        let dut = &mut $dut;
-        let repr: &FrameRepr = $repr;
-        let pl: usize = $pl;
-        let junk: &mut Rng = $junk;
-        let e = &repr.ext;
-        dut.set_dst_mac(mac(repr.eth.dst) as _);
-        dut.set_src_mac(mac(repr.eth.src) as _);
-        dut.set_vlan(repr.eth.vlan.is_some());
-        dut.set_vlan_tci(repr.eth.vlan.map_or(junk.next_u32() as u16, |t| t.tci()) as _);
-        match repr.ip {
-            IpRepr::V4(ip) => {
-                dut.set_ipv6(false);
-                dut.set_tos(ip.tos as _);
-                dut.set_ttl(ip.ttl as _);
-                dut.set_flow_label((junk.next_u32() & 0xF_FFFF) as _);
-                dut.set_ip_ident(ip.ident as _);
-                dut.set_ip_df(ip.dont_frag);
-                dut.set_ip_src(&words128(
-                    u32::from_be_bytes(ip.src) as u128 | (junk.next_u64() as u128) << 64,
-                ));
-                dut.set_ip_dst(&words128(
-                    u32::from_be_bytes(ip.dst) as u128 | (junk.next_u64() as u128) << 32,
-                ));
-            }
-            IpRepr::V6(ip) => {
-                dut.set_ipv6(true);
-                dut.set_tos(ip.traffic_class as _);
-                dut.set_ttl(ip.hop_limit as _);
-                dut.set_flow_label(ip.flow_label as _);
-                dut.set_ip_ident(junk.next_u32() as u16 as _);
-                dut.set_ip_df(junk.chance(500));
-                dut.set_ip_src(&words128(u128::from_be_bytes(ip.src)));
-                dut.set_ip_dst(&words128(u128::from_be_bytes(ip.dst)));
-            }
-        }
-        let b = &repr.bth;
-        dut.set_udp_src_port(repr.udp.src_port as _);
-        dut.set_opcode(b.opcode.0 as _);
-        dut.set_se(b.solicited);
-        dut.set_mig(b.mig_req);
-        dut.set_pkey(b.pkey as _);
-        dut.set_fecn(b.fecn);
-        dut.set_becn(b.becn);
-        dut.set_dest_qp(b.dest_qp as _);
-        dut.set_ack_req(b.ack_req);
-        dut.set_psn(b.psn.value() as _);
-        dut.set_payload_len(pl as _);
-        let j = &mut *junk;
-        let reth = e.reth.unwrap_or(roce_wire::RethRepr {
-            va: j.next_u64(),
-            rkey: j.next_u32(),
-            dma_len: j.next_u32(),
-        });
-        dut.set_reth_va(reth.va as _);
-        dut.set_reth_rkey(reth.rkey as _);
-        dut.set_reth_dma_len(reth.dma_len as _);
-        let (syn, msn) = e
-            .aeth
-            .map_or((j.next_u32() as u8, j.next_u32() & 0xFF_FFFF), |a| {
-                (a.syndrome.to_byte(), a.msn)
-            });
-        dut.set_aeth_syndrome(syn as _);
-        dut.set_aeth_msn(msn as _);
-        dut.set_immdt(e.immdt.unwrap_or(j.next_u32()) as _);
-        dut.set_ieth(e.ieth.unwrap_or(j.next_u32()) as _);
-        let at = e.atomic_eth.unwrap_or(roce_wire::AtomicEthRepr {
-            va: j.next_u64(),
-            rkey: j.next_u32(),
-            swap_add: j.next_u64(),
-            compare: j.next_u64(),
-        });
-        dut.set_atomic_va(at.va as _);
-        dut.set_atomic_rkey(at.rkey as _);
-        dut.set_atomic_swap_add(at.swap_add as _);
-        dut.set_atomic_compare(at.compare as _);
-        dut.set_atomic_ack_data(
-            e.atomic_ack_eth
-                .map_or(j.next_u64(), |a| a.orig_remote_data) as _,
-        );
-        let d = e.deth.unwrap_or(roce_wire::DethRepr {
-            qkey: j.next_u32(),
-            src_qp: j.next_u32() & 0xFF_FFFF,
-        });
-        dut.set_deth_qkey(d.qkey as _);
-        dut.set_deth_src_qp(d.src_qp as _);
-    }};
 }
 
 /// Checks the outputs against `want` (for `repr` with payload `pl`).
@@ -250,7 +160,7 @@ macro_rules! run {
             let offer = next < descs.len() && (!phase2 || junk.chance(700));
             if offer {
                 let (repr, pl) = &descs[next];
-                drive!(dut, repr, *pl, &mut junk);
+                drive_desc!(dut, set_, repr, *pl, &mut junk);
             }
             dut.set_in_valid(offer);
             let ready = !phase2 || junk.chance(600);
