@@ -25,6 +25,8 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("crc32", 512, Variant::Synth),
     ("axis_register", 64, Variant::Fast),
     ("axis_register", 512, Variant::Fast),
+    ("roce_rx", 64, Variant::Fast),
+    ("roce_rx", 512, Variant::Fast),
 ];
 
 fn main() {

@@ -10,6 +10,8 @@ pub mod crc32;
 pub mod fifo;
 pub mod gf2;
 pub mod prim;
+pub mod roce_rx;
+pub mod rx_prim;
 pub mod stream;
 pub mod verilog;
 pub mod xornet;
