@@ -1060,6 +1060,8 @@ impl<const W: usize, const K: usize, const A: usize> Default for RoceRx<W, K, A>
     }
 }
 
+// The checks keep Frame::parse's order, so several branches give one reason.
+#[allow(clippy::if_same_then_else)]
 impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
     #[hdl_gen]
     fn update(&mut self) {

@@ -194,3 +194,27 @@ fn full_rate_without_stalls() {
         }
     }
 }
+
+/// `roce-sim parse --engine hw` prints exactly what `--engine model` prints.
+#[test]
+fn cli_engines_agree_on_the_reference_pcap() {
+    let pcap = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors/roce_v2.pcap");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_roce-sim"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let model = run(&["parse", "--pcap", pcap]);
+    assert_eq!(model.lines().count(), 83);
+    for w in ["64", "512"] {
+        let hw = run(&["parse", "--engine", "hw", "--width", w, "--pcap", pcap]);
+        assert_eq!(hw, model, "W={w}");
+    }
+}
