@@ -29,6 +29,8 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("tx_header", 512, Variant::Fast),
     ("roce_tx", 64, Variant::Fast),
     ("roce_tx", 512, Variant::Fast),
+    ("roce_rx", 64, Variant::Fast),
+    ("roce_rx", 512, Variant::Fast),
 ];
 
 fn main() {

@@ -3,6 +3,7 @@
 
 use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
+use crate::roce_rx::RoceRx;
 use crate::stream::SUPPORTED_WIDTHS;
 use crate::roce_tx::RoceTx;
 use crate::tx_header::TxHeader;
@@ -27,6 +28,11 @@ pub const BLOCKS: &[BlockSpec] = &[
     BlockSpec {
         name: "axis_register",
         summary: "stream register slice (skid buffer), all outputs registered",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "roce_rx",
+        summary: "RoCE v2 frame parser: header descriptor with verdict, payload out, drop counters",
         widths: &SUPPORTED_WIDTHS,
     },
     BlockSpec {
@@ -118,6 +124,29 @@ fn roce_tx<const W: usize, const K: usize>() -> (String, Option<usize>) {
     (emit(RoceTx::<W, K>::new()), None)
 }
 
+/// The receive parser with a 16 KiB frame buffer at every width.
+fn roce_rx(width: usize) -> (String, Option<usize>) {
+    match width {
+        64 => (
+            emit(RoceRx::<64, 8, 11>::new()),
+            Some(RoceRx::<64, 8, 11>::latency()),
+        ),
+        128 => (
+            emit(RoceRx::<128, 16, 10>::new()),
+            Some(RoceRx::<128, 16, 10>::latency()),
+        ),
+        256 => (
+            emit(RoceRx::<256, 32, 9>::new()),
+            Some(RoceRx::<256, 32, 9>::latency()),
+        ),
+        512 => (
+            emit(RoceRx::<512, 64, 8>::new()),
+            Some(RoceRx::<512, 64, 8>::latency()),
+        ),
+        _ => unreachable!("width checked against the block's spec"),
+    }
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -145,6 +174,7 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "axis_register" => per_width!(width, axis_register),
         "tx_header" => per_width!(width, tx_header),
         "roce_tx" => per_width!(width, roce_tx),
+        "roce_rx" => roce_rx(width),
         other => unreachable!("block {other} listed without a generator"),
     };
     let top = format!("{}_w{}", spec.name, width);

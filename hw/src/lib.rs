@@ -10,6 +10,8 @@ pub mod crc32;
 pub mod fifo;
 pub mod gf2;
 pub mod prim;
+pub mod roce_rx;
+pub mod rx_prim;
 pub mod roce_tx;
 pub mod stream;
 pub mod tx_header;

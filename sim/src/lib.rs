@@ -16,6 +16,7 @@ pub mod bfm;
 pub mod capture;
 pub mod model;
 pub mod rng;
+pub mod rx;
 pub mod traffic;
 
 /// Verilator models, generated from the roce-hw block catalogue.

@@ -2,7 +2,7 @@
 //! blocks land, with their Verilator models).
 
 use clap::{Parser, Subcommand, ValueEnum};
-use roce_sim::capture::{parse_capture, CaptureReader, ParseError};
+use roce_sim::capture::{parse_capture, parse_capture_hw, CaptureReader, ParseError};
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +32,26 @@ enum Command {
         /// Print frame and drop counts to stderr at the end.
         #[arg(long)]
         stats: bool,
+        /// Data width of the hardware parser (`--engine hw`): 64 or 512.
+        #[arg(long, default_value_t = 64, value_parser = parse_width)]
+        width: usize,
+    },
+    /// Simulated datapath benchmarks.
+    Bench {
+        #[command(subcommand)]
+        what: BenchWhat,
+    },
+}
+
+#[derive(Subcommand)]
+enum BenchWhat {
+    /// Back-to-back frames of 64, 256, 1024, 4096 and 9000 bytes through the
+    /// receive parser: cycles per frame against ceil(len / (W/8)), stalls,
+    /// latency.
+    Datapath {
+        /// Data width: 64 or 512.
+        #[arg(long, default_value_t = 64, value_parser = parse_width)]
+        width: usize,
     },
 }
 
@@ -39,6 +59,8 @@ enum Command {
 enum Engine {
     /// The roce-wire software model.
     Model,
+    /// The roce_rx hardware parser, simulated by Verilator.
+    Hw,
 }
 
 fn main() -> ExitCode {
@@ -46,9 +68,16 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Parse {
             pcap,
-            engine: Engine::Model,
+            engine,
             stats,
-        } => parse(&pcap, stats),
+            width,
+        } => parse(&pcap, stats, engine, width),
+        Command::Bench {
+            what: BenchWhat::Datapath { width },
+        } => {
+            println!("{}", roce_sim::rx::bench(width));
+            ExitCode::SUCCESS
+        }
     }
 }
 
@@ -57,7 +86,7 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::FAILURE
 }
 
-fn parse(path: &std::path::Path, print_stats: bool) -> ExitCode {
+fn parse(path: &std::path::Path, print_stats: bool, engine: Engine, width: usize) -> ExitCode {
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) => return fail(format_args!("cannot open {}: {e}", path.display())),
@@ -68,7 +97,10 @@ fn parse(path: &std::path::Path, print_stats: bool) -> ExitCode {
     };
     let stdout = io::stdout().lock();
     let mut out = BufWriter::with_capacity(1 << 16, stdout);
-    let result = parse_capture(&mut capture, &mut out);
+    let result = match engine {
+        Engine::Model => parse_capture(&mut capture, &mut out),
+        Engine::Hw => parse_capture_hw(&mut capture, &mut out, width),
+    };
     let flushed = out.flush();
     let stats = match result {
         Ok(s) => s,
@@ -100,4 +132,12 @@ fn parse(path: &std::path::Path, print_stats: bool) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `--width`: a width with a `roce_rx` model.
+fn parse_width(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(w) if roce_sim::rx::WIDTHS.contains(&w) => Ok(w),
+        _ => Err(format!("width must be one of {:?}", roce_sim::rx::WIDTHS)),
+    }
 }

@@ -1,0 +1,220 @@
+//! The `roce_rx` parser in Verilator (W = 64 and 512), checked against
+//! `roce_wire::Frame::parse`: every descriptor prints the same DESIGN §7
+//! line as the model, every accepted payload equals the model's payload,
+//! the drop counters equal the model's tallies, and `m_axis` keeps the
+//! stream rules. Random idle on `s_axis`, random stalls on `m_hdr` and
+//! `m_axis`. Seeds print; `ROCE_SEED=<n>` repeats a run.
+
+use roce_sim::rng::Rng;
+use roce_sim::rx::{dut, run, Pace, RunResult, WIDTHS};
+use roce_sim::traffic::FrameGen;
+use roce_wire::json::Line;
+use roce_wire::{DropReason, Frame};
+use serde_json::Value;
+
+const JSON: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors/roce_v2.json");
+
+const BUSY: Pace = Pace {
+    idle: 200,
+    hdr_stall: 200,
+    pay_stall: 200,
+};
+
+/// Checks a run against the model, frame by frame; returns the model's
+/// counts (drops by reason, accepts).
+fn check(frames: &[Vec<u8>], r: &RunResult, what: &str) -> [u64; 10] {
+    assert!(r.violations.is_empty(), "{what}: {:?}", r.violations);
+    assert_eq!(r.descriptors.len(), frames.len(), "{what}: descriptors");
+    let mut counts = [0u64; 10];
+    let mut payloads = r.payloads.iter();
+    for (i, (f, d)) in frames.iter().zip(&r.descriptors).enumerate() {
+        let model = Frame::parse(f);
+        let want = Line {
+            frame: i as u64 + 1,
+            verdict: model.as_ref().map(|m| &m.repr).map_err(|e| *e),
+        }
+        .to_string();
+        let got = Line {
+            frame: i as u64 + 1,
+            verdict: d.line_verdict(),
+        }
+        .to_string();
+        assert_eq!(got, want, "{what}: frame {} ({} bytes)", i + 1, f.len());
+        match &model {
+            Ok(m) => {
+                counts[9] += 1;
+                if !m.payload.is_empty() {
+                    let p = payloads
+                        .next()
+                        .unwrap_or_else(|| panic!("{what}: payload {}", i + 1));
+                    assert_eq!(&p[..], m.payload, "{what}: payload of frame {}", i + 1);
+                }
+            }
+            Err(e) => counts[e.index()] += 1,
+        }
+    }
+    assert!(payloads.next().is_none(), "{what}: payload of no frame");
+    assert_eq!(
+        r.counters, counts,
+        "{what}: counters (DropReason::ALL order, then accepts)"
+    );
+    counts
+}
+
+fn random_frames(seed: u64, n: usize) -> Vec<Vec<u8>> {
+    let mut g = FrameGen::new(seed);
+    (0..n)
+        .map(|_| {
+            let (repr, payload) = g.frame();
+            repr.to_bytes(&payload).unwrap()
+        })
+        .collect()
+}
+
+fn random(width: usize) {
+    let seed = Rng::seed_from_env("roce_rx::random", 0x4001 + width as u64);
+    println!("seed {seed}");
+    let frames = random_frames(seed, 2000);
+    let r = run(&mut *dut(width), &frames, BUSY, seed);
+    let c = check(&frames, &r, &format!("random W={width}"));
+    assert_eq!(c[9], 2000, "FrameGen frames are all valid");
+}
+
+#[test]
+fn random_frames_w64() {
+    random(64);
+}
+
+#[test]
+fn random_frames_w512() {
+    random(512);
+}
+
+/// The reference frames: expected verdicts, reasons and fields from the JSON.
+fn vectors(width: usize) {
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(JSON).unwrap()).unwrap();
+    let vs = doc["frames"].as_array().unwrap();
+    let frames: Vec<Vec<u8>> = vs
+        .iter()
+        .map(|v| {
+            let h = v["hex"].as_str().unwrap();
+            (0..h.len() / 2)
+                .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(frames.len(), 83);
+    let r = run(&mut *dut(width), &frames, BUSY, 83);
+    for (v, d) in vs.iter().zip(&r.descriptors) {
+        let line = Line {
+            frame: v["frame"].as_u64().unwrap(),
+            verdict: d.line_verdict(),
+        }
+        .to_string();
+        let got: Value = serde_json::from_str(&line).unwrap();
+        let mut want = serde_json::Map::new();
+        want.insert("frame".into(), v["frame"].clone());
+        want.insert("verdict".into(), v["expect"]["verdict"].clone());
+        want.insert("reason".into(), v["expect"]["reason"].clone());
+        if let Some(f) = v["expect"]["fields"].as_object() {
+            want.extend(f.clone());
+        }
+        assert_eq!(got, Value::Object(want), "W={width} frame {}", v["name"]);
+    }
+    check(&frames, &r, &format!("vectors W={width}"));
+}
+
+#[test]
+fn reference_vectors_w64() {
+    vectors(64);
+}
+
+#[test]
+fn reference_vectors_w512() {
+    vectors(512);
+}
+
+/// Random bit flips anywhere in a frame, each followed by a good frame.
+fn flips(width: usize) {
+    let seed = Rng::seed_from_env("roce_rx::flips", 0xF11 + width as u64);
+    println!("seed {seed}");
+    let mut g = FrameGen::new(seed);
+    g.max_payload = 300;
+    let mut frames = Vec::new();
+    for _ in 0..700 {
+        let (repr, payload) = g.frame();
+        let mut bad = repr.to_bytes(&payload).unwrap();
+        let flips = 1 + g.rng().below(3) as usize;
+        for _ in 0..flips {
+            // Half the flips in the first 80 bytes (the headers).
+            let span = if g.rng().chance(500) {
+                bad.len().min(80)
+            } else {
+                bad.len()
+            };
+            let at = g.rng().below(span as u64) as usize;
+            bad[at] ^= 1 << g.rng().below(8);
+        }
+        if g.rng().chance(100) {
+            let cut = g.rng().below(bad.len() as u64) as usize + 1;
+            bad.truncate(cut);
+        }
+        frames.push(bad);
+        let (repr, payload) = g.frame();
+        frames.push(repr.to_bytes(&payload).unwrap());
+    }
+    let r = run(&mut *dut(width), &frames, BUSY, seed);
+    let c = check(&frames, &r, &format!("flips W={width}"));
+    assert!(c[9] >= 700, "every good frame passes");
+    let kinds = DropReason::ALL.iter().filter(|x| c[x.index()] > 0).count();
+    println!("drops by reason: {c:?}");
+    assert!(kinds >= 5, "the flips reach several checks: {c:?}");
+}
+
+#[test]
+fn bit_flips_w64() {
+    flips(64);
+}
+
+#[test]
+fn bit_flips_w512() {
+    flips(512);
+}
+
+/// Back-to-back frames of every size, no idle and no stall: the parser
+/// never deasserts `s_axis.tready`.
+#[test]
+fn full_rate_without_stalls() {
+    for width in WIDTHS {
+        for len in [64, 65, 127, 256, 1024, 4096, 9000] {
+            let frames = roce_sim::rx::sized_frames(len, 40, 7);
+            let r = run(&mut *dut(width), &frames, Pace::default(), 1);
+            check(&frames, &r, &format!("full rate W={width} len={len}"));
+            assert_eq!(r.input_stalls, 0, "W={width} len={len}");
+        }
+    }
+}
+
+/// `roce-sim parse --engine hw` prints exactly what `--engine model` prints.
+#[test]
+fn cli_engines_agree_on_the_reference_pcap() {
+    let pcap = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors/roce_v2.pcap");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_roce-sim"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let model = run(&["parse", "--pcap", pcap]);
+    assert_eq!(model.lines().count(), 83);
+    for w in ["64", "512"] {
+        let hw = run(&["parse", "--engine", "hw", "--width", w, "--pcap", pcap]);
+        assert_eq!(hw, model, "W={w}");
+    }
+}
