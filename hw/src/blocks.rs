@@ -4,8 +4,8 @@
 use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::roce_rx::RoceRx;
-use crate::stream::SUPPORTED_WIDTHS;
 use crate::roce_tx::RoceTx;
+use crate::stream::SUPPORTED_WIDTHS;
 use crate::tx_header::TxHeader;
 use crate::verilog::{ports, rename_top, Port};
 use rust_hdl_core::prelude::*;

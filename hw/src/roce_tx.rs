@@ -130,7 +130,9 @@ impl<const W: usize, const K: usize> Logic for KeepMask<W, K> {
         let mut v = String::new();
         for lane in 0..K {
             let (hi, lo) = (8 * lane + 7, 8 * lane);
-            v.push_str(&format!("assign y[{hi}:{lo}] = keep[{lane}] ? d[{hi}:{lo}] : 8'h00;\n"));
+            v.push_str(&format!(
+                "assign y[{hi}:{lo}] = keep[{lane}] ? d[{hi}:{lo}] : 8'h00;\n"
+            ));
         }
         Verilog::Custom(v)
     }
@@ -170,7 +172,13 @@ pub fn icrc_masked_bytes(v6: bool) -> Vec<(usize, u8)> {
     let (ip_len, mut m) = if v6 {
         (
             ipv6::HEADER_LEN,
-            vec![(0, 0x0F), (1, 0xFF), (2, 0xFF), (3, 0xFF), (ipv6::field::HOP_LIMIT, 0xFF)],
+            vec![
+                (0, 0x0F),
+                (1, 0xFF),
+                (2, 0xFF),
+                (3, 0xFF),
+                (ipv6::field::HOP_LIMIT, 0xFF),
+            ],
         )
     } else {
         (
@@ -233,7 +241,10 @@ impl<const W: usize, const K: usize> Logic for CrcMask<W, K> {
             if terms.is_empty() {
                 v.push_str(&format!("assign y[{hi}:{lo}] = d[{hi}:{lo}];\n"));
             } else {
-                v.push_str(&format!("assign y[{hi}:{lo}] = d[{hi}:{lo}] | {};\n", terms.join(" | ")));
+                v.push_str(&format!(
+                    "assign y[{hi}:{lo}] = d[{hi}:{lo}] | {};\n",
+                    terms.join(" | ")
+                ));
             }
         }
         Verilog::Custom(v)
@@ -475,7 +486,10 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
     pub fn new() -> Self {
         check_width("RoceTx", W, K);
         let (eu, et) = (ethernet::HEADER_LEN, ethernet::TAGGED_HEADER_LEN);
-        assert!(eu % K != 0 && et % K != 0, "the ICRC aligner assumes E % K != 0");
+        assert!(
+            eu % K != 0 && et % K != 0,
+            "the ICRC aligner assumes E % K != 0"
+        );
         // The frame before the ICRC must reach 56 bytes (60 with it).
         let min_fl = (ethernet::MIN_FRAME_LEN - roce_wire::icrc::ICRC_LEN) as u64;
         let icrc_init = gf2::update(gf2::INIT, &LRH_PREFIX) as u64;
@@ -598,9 +612,36 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ob, ib, prev, err, in_done, late, drain, err_pulse, fq_valid, fq_data,
-            fq_count, fq_last, fq_user, fq_ob, fq_vlan, fq_v6, fq_z, prev_c, cj, flush,
-            flush_count, flush_j, flush_v6, flush_e, extra, extra_data, extra_count, extra_user
+            self,
+            clock,
+            ob,
+            ib,
+            prev,
+            err,
+            in_done,
+            late,
+            drain,
+            err_pulse,
+            fq_valid,
+            fq_data,
+            fq_count,
+            fq_last,
+            fq_user,
+            fq_ob,
+            fq_vlan,
+            fq_v6,
+            fq_z,
+            prev_c,
+            cj,
+            flush,
+            flush_count,
+            flush_j,
+            flush_v6,
+            flush_e,
+            extra,
+            extra_data,
+            extra_count,
+            extra_user
         );
         clock!(self, clock, hb, crc, dfifo, mfifo);
         self.hb.reset.next = self.reset.val();
@@ -649,7 +690,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.hb.deth_src_qp.next = self.s_hdr_deth_src_qp.val();
 
         // ---- Front: header beats, then payload realigned behind them.
-        self.fq_take.next = self.fq_valid.q.val() & !self.dfifo.full.val() & self.crc.s_axis.tready.val();
+        self.fq_take.next =
+            self.fq_valid.q.val() & !self.dfifo.full.val() & self.crc.s_axis.tready.val();
         self.active.next = self.hb.out_valid.val() & !self.drain.q.val();
         self.in_body.next = self.ob.q.val() >= bit_cast::<14, 5>(self.hb.head_beats.val());
         self.need_in.next = self.in_body.val()
@@ -724,8 +766,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.hb.out_ready.next = true;
                 self.err_pulse.d.next = self.err.q.val() | self.bad_now.val();
                 // A packet longer than its descriptor: drop the rest.
-                self.drain.d.next = self.late.q.val()
-                    | (self.need_in.val() & !self.s_payload.tlast.val());
+                self.drain.d.next =
+                    self.late.q.val() | (self.need_in.val() & !self.s_payload.tlast.val());
             }
         }
         if self.drain.q.val() & self.s_payload.tvalid.val() & self.s_payload.tlast.val() {

@@ -636,7 +636,8 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.in_ready.next = s1.is_none() || adv2;
         self.out_valid.next = s2.is_some();
         if let Some(fields) = s2 {
-            let get = |name: &str| fields[Self::FIELDS.iter().position(|(n, _)| *n == name).unwrap()];
+            let get =
+                |name: &str| fields[Self::FIELDS.iter().position(|(n, _)| *n == name).unwrap()];
             self.is_vlan.next = get("vlan") != 0;
             self.is_ipv6.next = get("ipv6") != 0;
             let (bytes, hl, fl, pad, known, hp) = Self::reference(fields);

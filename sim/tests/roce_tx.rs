@@ -47,7 +47,12 @@ macro_rules! run_tx {
         let (mut next, mut cycles) = (0usize, 0u64);
         let limit = 50 * ideal_beats + 10_000;
         while sink.packets.len() < frames.len() {
-            assert!(cycles < limit, "stuck: {} of {} frames out", sink.packets.len(), frames.len());
+            assert!(
+                cycles < limit,
+                "stuck: {} of {} frames out",
+                sink.packets.len(),
+                frames.len()
+            );
             let offer = next < frames.len() && !junk.chance($idle);
             if offer {
                 let (repr, _, pl) = &frames[next];
@@ -66,7 +71,11 @@ macro_rules! run_tx {
             }
             cycles += 1;
         }
-        assert!(sink.violations.is_empty(), "{:?}", &sink.violations[..sink.violations.len().min(3)]);
+        assert!(
+            sink.violations.is_empty(),
+            "{:?}",
+            &sink.violations[..sink.violations.len().min(3)]
+        );
         for (i, ((want, bad), got)) in expected.iter().zip(&sink.packets).enumerate() {
             let (repr, payload, _) = &frames[i];
             let ctx = format!(
@@ -79,10 +88,17 @@ macro_rules! run_tx {
             assert_eq!(got.user, *bad, "{ctx}: tuser");
             assert_eq!(got.data.len(), want.len(), "{ctx}: length");
             if let Some(at) = got.data.iter().zip(want).position(|(a, b)| a != b) {
-                panic!("{ctx}: first difference at byte {at}: got {:02x?}, want {:02x?}", &got.data[at..(at + 8).min(want.len())], &want[at..(at + 8).min(want.len())]);
+                panic!(
+                    "{ctx}: first difference at byte {at}: got {:02x?}, want {:02x?}",
+                    &got.data[at..(at + 8).min(want.len())],
+                    &want[at..(at + 8).min(want.len())]
+                );
             }
         }
-        Run { cycles, ideal_beats }
+        Run {
+            cycles,
+            ideal_beats,
+        }
     }};
 }
 
@@ -117,7 +133,15 @@ fn full_rate() {
         (64, run_tx!(RoceTxW64, 1, &random_frames(1, 600), 0, 0)),
         (512, run_tx!(RoceTxW512, 2, &random_frames(2, 600), 0, 0)),
     ] {
-        eprintln!("W={w}: {} cycles for {} ideal beats", run.cycles, run.ideal_beats);
-        assert!(run.cycles <= run.ideal_beats + 40, "W={w}: {} cycles, ideal {}", run.cycles, run.ideal_beats);
+        eprintln!(
+            "W={w}: {} cycles for {} ideal beats",
+            run.cycles, run.ideal_beats
+        );
+        assert!(
+            run.cycles <= run.ideal_beats + 40,
+            "W={w}: {} cycles, ideal {}",
+            run.cycles,
+            run.ideal_beats
+        );
     }
 }
