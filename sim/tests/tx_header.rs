@@ -11,20 +11,7 @@ use roce_sim::models::{TxHeaderW512, TxHeaderW64};
 use roce_sim::rng::Rng;
 use roce_sim::traffic::FrameGen;
 use roce_wire::opcode::TABLE;
-use roce_wire::{FrameRepr, IpRepr, Opcode};
-
-fn mac(m: [u8; 6]) -> u64 {
-    m.iter().fold(0, |a, &b| a << 8 | b as u64)
-}
-
-fn words128(v: u128) -> [u32; 4] {
-    [
-        v as u32,
-        (v >> 32) as u32,
-        (v >> 64) as u32,
-        (v >> 96) as u32,
-    ]
-}
+use roce_wire::{FrameRepr, Opcode};
 
 /// Little-endian bytes of a port value, whatever its Rust type.
 trait PortBytes {

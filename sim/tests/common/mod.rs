@@ -28,8 +28,8 @@ macro_rules! drive_desc {
             let pl: usize = $pl;
             let junk: &mut roce_sim::rng::Rng = $junk;
             let e = &repr.ext;
-            dut.[<$set dst_mac>](crate::common::mac(repr.eth.dst) as _);
-            dut.[<$set src_mac>](crate::common::mac(repr.eth.src) as _);
+            dut.[<$set dst_mac>]($crate::common::mac(repr.eth.dst) as _);
+            dut.[<$set src_mac>]($crate::common::mac(repr.eth.src) as _);
             dut.[<$set vlan>](repr.eth.vlan.is_some());
             dut.[<$set vlan_tci>](repr.eth.vlan.map_or(junk.next_u32() as u16, |t| t.tci()) as _);
             match repr.ip {
@@ -40,10 +40,10 @@ macro_rules! drive_desc {
                     dut.[<$set flow_label>]((junk.next_u32() & 0xF_FFFF) as _);
                     dut.[<$set ip_ident>](ip.ident as _);
                     dut.[<$set ip_df>](ip.dont_frag);
-                    dut.[<$set ip_src>](&crate::common::words128(
+                    dut.[<$set ip_src>](&$crate::common::words128(
                         u32::from_be_bytes(ip.src) as u128 | (junk.next_u64() as u128) << 64,
                     ));
-                    dut.[<$set ip_dst>](&crate::common::words128(
+                    dut.[<$set ip_dst>](&$crate::common::words128(
                         u32::from_be_bytes(ip.dst) as u128 | (junk.next_u64() as u128) << 32,
                     ));
                 }
@@ -54,8 +54,8 @@ macro_rules! drive_desc {
                     dut.[<$set flow_label>](ip.flow_label as _);
                     dut.[<$set ip_ident>](junk.next_u32() as u16 as _);
                     dut.[<$set ip_df>](junk.chance(500));
-                    dut.[<$set ip_src>](&crate::common::words128(u128::from_be_bytes(ip.src)));
-                    dut.[<$set ip_dst>](&crate::common::words128(u128::from_be_bytes(ip.dst)));
+                    dut.[<$set ip_src>](&$crate::common::words128(u128::from_be_bytes(ip.src)));
+                    dut.[<$set ip_dst>](&$crate::common::words128(u128::from_be_bytes(ip.dst)));
                 }
             }
             let b = &repr.bth;
