@@ -219,9 +219,15 @@ mod tests {
             assert!(!g.verilog.contains("module top"), "rename missed a module");
             assert!(g.ports.iter().any(|p| p.name == "clock"));
             // A W-wide data port: a stream's, or the header assembly's tail beat.
-            let data = if spec.name == "tx_header" { "tail_beat" } else { "$tdata" };
+            let data = if spec.name == "tx_header" {
+                "tail_beat"
+            } else {
+                "$tdata"
+            };
             assert!(
-                g.ports.iter().any(|p| p.name.ends_with(data) && p.width == 64),
+                g.ports
+                    .iter()
+                    .any(|p| p.name.ends_with(data) && p.width == 64),
                 "{}: no 64-bit data port",
                 spec.name
             );
