@@ -133,6 +133,7 @@ enum Engine {
 enum Control {
     Sweep,
     Idle,
+    Capture,
     Modify,
 }
 
@@ -282,6 +283,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     c_count: DFF<Bits<16>>,
     c_done: DFF<Bit>,
     c_error: DFF<Bit>,
+    c_old: DFF<MrWord>,
+    c_refuse: DFF<Bit>,
     c_limit: Signal<Local, Bits<65>>,
     c_bad: Signal<Local, Bit>,
     drained: Signal<Local, Bit>,
@@ -426,6 +429,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             c_count: Default::default(),
             c_done: Default::default(),
             c_error: Default::default(),
+            c_old: Default::default(),
+            c_refuse: Default::default(),
             c_limit: Default::default(),
             c_bad: Default::default(),
             drained: Default::default(),
@@ -457,7 +462,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             reason2, inside2, zero2, va2, len2, mask2, room2, shift2, base2, ptb2, idx2, epoch2,
             vpn2, tidx2, e_state, e_va, e_rem, e_mask, e_shift, e_base, e_ptb, e_idx, e_epoch,
             e_pfn, e_vs, e_bs, e_pta, e_chunk, q_count, q_wptr, q_rptr, q_valid, q_out, c_state,
-            c_sweep_mr, c_count, c_done, c_error
+            c_sweep_mr, c_count, c_done, c_error, c_old, c_refuse
         );
         clock!(self, clock, mr, pt, tlb, queue);
 
@@ -500,7 +505,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // Memory port defaults.
         self.mr.write_enable.next = false;
         self.mr.write_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
-        self.mr.write_data.next = self.mr.read_data.val();
+        self.mr.write_data.next = self.c_old.q.val();
         self.mr.read_enable.next = false;
         self.mr.read_address.next = bit_cast::<MA, 32>(self.s_req_key.val() >> 8);
         self.pt.write_enable.next = false;
@@ -765,23 +770,28 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                         self.c_done.d.next = true;
                         self.c_error.d.next = true;
                     } else {
-                        // Read the entry; modify and write it next cycle.
+                        // Read the entry, register it, then modify and
+                        // write it (no logic straight after the RAM).
                         self.mr.read_enable.next = true;
                         self.mr.read_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
-                        self.c_state.d.next = Control::Modify;
+                        self.c_state.d.next = Control::Capture;
                     }
                 }
+            }
+            Control::Capture => {
+                self.c_old.d.next = self.mr.read_data.val();
+                self.c_refuse.d.next = (self.s_cmd_shift.val() < self.shift_min.val())
+                    | (self.s_cmd_shift.val() > self.shift_max.val())
+                    | (self.c_limit.val() > self.two64.val())
+                    | (self.s_cmd_index.val() >= self.n_pt.val());
+                self.c_state.d.next = Control::Modify;
             }
             Control::Modify => {
                 self.s_cmd_ready.next = true;
                 self.c_done.d.next = true;
                 self.c_state.d.next = Control::Idle;
                 if self.s_cmd_op.val() == self.op_register.val() {
-                    if (self.s_cmd_shift.val() < self.shift_min.val())
-                        | (self.s_cmd_shift.val() > self.shift_max.val())
-                        | (self.c_limit.val() > self.two64.val())
-                        | (self.s_cmd_index.val() >= self.n_pt.val())
-                    {
+                    if self.c_refuse.q.val() {
                         self.c_error.d.next = true;
                     } else {
                         self.mr.write_enable.next = true;
@@ -794,8 +804,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                         self.mr.write_data.next.shift = self.s_cmd_shift.val();
                         self.mr.write_data.next.pt_base =
                             bit_cast::<16, 32>(self.s_cmd_index.val());
-                        self.mr.write_data.next.epoch = self.mr.read_data.val().epoch + 1;
-                        if self.mr.read_data.val().epoch == 0xFF {
+                        self.mr.write_data.next.epoch = self.c_old.q.val().epoch + 1;
+                        if self.c_old.q.val().epoch == 0xFF {
                             // The epoch wraps: sweep the TLB, keep the MRs.
                             self.c_state.d.next = Control::Sweep;
                             self.c_sweep_mr.d.next = false;
@@ -805,8 +815,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 } else if self.s_cmd_op.val() == self.op_deregister.val() {
                     self.mr.write_enable.next = true;
                     self.mr.write_data.next.state = self.st_free.val();
-                } else if (self.mr.read_data.val().state == self.st_valid.val())
-                    & (self.mr.read_data.val().tag == bit_cast::<8, 32>(self.s_cmd_key.val()))
+                } else if (self.c_old.q.val().state == self.st_valid.val())
+                    & (self.c_old.q.val().tag == bit_cast::<8, 32>(self.s_cmd_key.val()))
                 {
                     self.mr.write_enable.next = true;
                     self.mr.write_data.next.state = self.st_invalid.val();
