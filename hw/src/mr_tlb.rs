@@ -120,10 +120,12 @@ pub struct GrantWord {
 enum Engine {
     Idle,
     Look,
+    Wait,
     Compare,
     Shift,
     Index,
     Read,
+    Load,
     Fill,
     Emit,
     Advance,
@@ -210,12 +212,12 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     ld1: Signal<Local, Bit>,
     ld2: Signal<Local, Bit>,
     s2_fire: Signal<Local, Bit>,
-    relook: Signal<Local, Bit>,
     e_look: Signal<Local, Bit>,
     can_go: Signal<Local, Bit>,
 
-    // S1.
+    // S1: request whose MR entry and TLB set are being read.
     v1: DFF<Bit>,
+    t1_ok: DFF<Bit>,
     key1: DFF<Bits<32>>,
     inrange1: DFF<Bit>,
     pd1: DFF<Bits<16>>,
@@ -224,28 +226,25 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     len1: DFF<Bits<32>>,
     end1: DFF<Bits<65>>,
     zero1: DFF<Bit>,
-    mask1: Signal<Local, Bits<64>>,
-    reason1: Signal<Local, Bits<3>>,
-    tidx1: Signal<Local, Bits<TA>>,
 
-    // S2.
+    // S2: the request with both words captured straight from the RAMs.
     v2: DFF<Bit>,
-    look2: DFF<Bit>,
-    reason2: DFF<Bits<3>>,
-    inside2: DFF<Bit>,
-    zero2: DFF<Bit>,
+    mr2: DFF<MrWord>,
+    tlb2: DFF<TlbWord>,
+    tok2: DFF<Bit>,
+    key2: DFF<Bits<32>>,
+    inrange2: DFF<Bit>,
+    pd2: DFF<Bits<16>>,
+    access2: DFF<Bits<4>>,
     va2: DFF<Bits<64>>,
     len2: DFF<Bits<32>>,
-    mask2: DFF<Bits<64>>,
-    room2: DFF<Bits<32>>,
-    shift2: DFF<Bits<5>>,
-    base2: DFF<Bits<64>>,
-    ptb2: DFF<Bits<16>>,
-    idx2: DFF<Bits<16>>,
-    epoch2: DFF<Bits<8>>,
-    vpn2: DFF<Bits<52>>,
-    tidx2: DFF<Bits<TA>>,
+    end2: DFF<Bits<65>>,
+    span2: DFF<Bits<64>>,
+    zero2: DFF<Bit>,
+    mask2: Signal<Local, Bits<64>>,
+    reason2: Signal<Local, Bits<3>>,
     hit2: Signal<Local, Bit>,
+    single2: Signal<Local, Bit>,
 
     // Engine (misses and multi-page requests).
     e_state: DFF<Engine>,
@@ -258,6 +257,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_idx: DFF<Bits<16>>,
     e_epoch: DFF<Bits<8>>,
     e_pfn: DFF<Bits<40>>,
+    e_tlb: DFF<TlbWord>,
     e_vs: DFF<Bits<64>>,
     e_bs: DFF<Bits<64>>,
     e_pta: DFF<Bits<PTA>>,
@@ -366,10 +366,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             ld1: Default::default(),
             ld2: Default::default(),
             s2_fire: Default::default(),
-            relook: Default::default(),
             e_look: Default::default(),
             can_go: Default::default(),
             v1: Default::default(),
+            t1_ok: Default::default(),
             key1: Default::default(),
             inrange1: Default::default(),
             pd1: Default::default(),
@@ -378,26 +378,23 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             len1: Default::default(),
             end1: Default::default(),
             zero1: Default::default(),
-            mask1: Default::default(),
-            reason1: Default::default(),
-            tidx1: Default::default(),
             v2: Default::default(),
-            look2: Default::default(),
-            reason2: Default::default(),
-            inside2: Default::default(),
-            zero2: Default::default(),
+            mr2: Default::default(),
+            tlb2: Default::default(),
+            tok2: Default::default(),
+            key2: Default::default(),
+            inrange2: Default::default(),
+            pd2: Default::default(),
+            access2: Default::default(),
             va2: Default::default(),
             len2: Default::default(),
+            end2: Default::default(),
+            span2: Default::default(),
+            zero2: Default::default(),
             mask2: Default::default(),
-            room2: Default::default(),
-            shift2: Default::default(),
-            base2: Default::default(),
-            ptb2: Default::default(),
-            idx2: Default::default(),
-            epoch2: Default::default(),
-            vpn2: Default::default(),
-            tidx2: Default::default(),
+            reason2: Default::default(),
             hit2: Default::default(),
+            single2: Default::default(),
             e_state: Default::default(),
             e_va: Default::default(),
             e_rem: Default::default(),
@@ -408,6 +405,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_idx: Default::default(),
             e_epoch: Default::default(),
             e_pfn: Default::default(),
+            e_tlb: Default::default(),
             e_vs: Default::default(),
             e_bs: Default::default(),
             e_pta: Default::default(),
@@ -458,18 +456,18 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, v1, key1, inrange1, pd1, access1, va1, len1, end1, zero1, v2, look2,
-            reason2, inside2, zero2, va2, len2, mask2, room2, shift2, base2, ptb2, idx2, epoch2,
-            vpn2, tidx2, e_state, e_va, e_rem, e_mask, e_shift, e_base, e_ptb, e_idx, e_epoch,
-            e_pfn, e_vs, e_bs, e_pta, e_chunk, q_count, q_wptr, q_rptr, q_valid, q_out, c_state,
-            c_sweep_mr, c_count, c_done, c_error, c_old, c_refuse
+            self, clock, v1, t1_ok, key1, inrange1, pd1, access1, va1, len1, end1, zero1, v2, mr2,
+            tlb2, tok2, key2, inrange2, pd2, access2, va2, len2, end2, span2, zero2, e_state, e_va,
+            e_rem, e_mask, e_shift, e_base, e_ptb, e_idx, e_epoch, e_pfn, e_tlb, e_vs, e_bs, e_pta,
+            e_chunk, q_count, q_wptr, q_rptr, q_valid, q_out, c_state, c_sweep_mr, c_count, c_done,
+            c_error, c_old, c_refuse
         );
         clock!(self, clock, mr, pt, tlb, queue);
 
         // ---- Engine-side combinational values (from its registers).
-        self.e_tidx.next = bit_cast::<TA, 64>(self.e_va.q.val() >> self.e_shift.q.val())
-            ^ bit_cast::<TA, 16>(self.e_idx.q.val());
-        self.e_vpn.next = bit_cast::<52, 64>((self.e_va.q.val() & !self.e_mask.q.val()) >> 12);
+        self.e_tidx.next =
+            bit_cast::<TA, 64>(self.e_va.q.val() >> 12) ^ bit_cast::<TA, 16>(self.e_idx.q.val());
+        self.e_vpn.next = bit_cast::<52, 64>(self.e_va.q.val() >> 12);
         self.e_room.next = (self.one32.val() << self.e_shift.q.val())
             - bit_cast::<32, 64>(self.e_va.q.val() & self.e_mask.q.val());
         self.e_look.next = self.e_state.q.val() == Engine::Look;
@@ -478,29 +476,32 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.can_go.next =
             (self.e_state.q.val() == Engine::Idle) & (self.q_count.q.val() != self.q_cap.val());
 
-        // ---- S1: checks on the MR entry just read.
-        self.mask1.next = (self.one64.val() << self.mr.read_data.val().shift) - 1;
-        self.tidx1.next = bit_cast::<TA, 64>(self.va1.q.val() >> self.mr.read_data.val().shift)
-            ^ bit_cast::<TA, 32>(self.key1.q.val() >> 8);
-        self.reason1.next = 0.into();
-        if !self.inrange1.q.val()
-            | (self.mr.read_data.val().state == self.st_free.val())
-            | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key1.q.val()))
+        // ---- S2: every check, on registered words.
+        self.mask2.next = (self.one64.val() << self.mr2.q.val().shift) - 1;
+        self.reason2.next = 0.into();
+        if !self.inrange2.q.val()
+            | (self.mr2.q.val().state == self.st_free.val())
+            | (self.mr2.q.val().tag != bit_cast::<8, 32>(self.key2.q.val()))
         {
-            self.reason1.next = self.r_bad_key.val();
-        } else if self.mr.read_data.val().state == self.st_invalid.val() {
-            self.reason1.next = self.r_invalidated.val();
-        } else if self.mr.read_data.val().pd != self.pd1.q.val() {
-            self.reason1.next = self.r_pd.val();
-        } else if (self.access1.q.val() & !self.mr.read_data.val().access).any() {
-            self.reason1.next = self.r_access.val();
+            self.reason2.next = self.r_bad_key.val();
+        } else if self.mr2.q.val().state == self.st_invalid.val() {
+            self.reason2.next = self.r_invalidated.val();
+        } else if self.mr2.q.val().pd != self.pd2.q.val() {
+            self.reason2.next = self.r_pd.val();
+        } else if (self.access2.q.val() & !self.mr2.q.val().access).any() {
+            self.reason2.next = self.r_access.val();
+        } else if (self.va2.q.val() < self.mr2.q.val().base)
+            | (self.end2.q.val() > self.mr2.q.val().limit)
+        {
+            self.reason2.next = self.r_bounds.val();
         }
-
-        // ---- S2: TLB tag compare.
-        self.hit2.next = self.tlb.read_data.val().valid
-            & (self.tlb.read_data.val().index == self.idx2.q.val())
-            & (self.tlb.read_data.val().epoch == self.epoch2.q.val())
-            & (self.tlb.read_data.val().vpn == self.vpn2.q.val());
+        self.hit2.next = self.tok2.q.val()
+            & self.tlb2.q.val().valid
+            & (self.tlb2.q.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8))
+            & (self.tlb2.q.val().epoch == self.mr2.q.val().epoch)
+            & (self.tlb2.q.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12));
+        // First and last byte in one page: no bit above the page offset differs.
+        self.single2.next = !(self.span2.q.val() & !self.mask2.val()).any();
 
         // Memory port defaults.
         self.mr.write_enable.next = false;
@@ -519,9 +520,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.tlb.write_data.next.index = self.e_idx.q.val();
         self.tlb.write_data.next.epoch = self.e_epoch.q.val();
         self.tlb.write_data.next.vpn = self.e_vpn.val();
-        self.tlb.write_data.next.pfn = self.pt.read_data.val();
+        self.tlb.write_data.next.pfn = self.e_pfn.q.val();
         self.tlb.read_enable.next = false;
-        self.tlb.read_address.next = self.tidx1.val();
+        self.tlb.read_address.next = bit_cast::<TA, 64>(self.s_req_va.val() >> 12)
+            ^ bit_cast::<TA, 32>(self.s_req_key.val() >> 8);
         self.m_cmd_done.next = self.c_done.q.val();
         self.m_cmd_error.next = self.c_error.q.val();
         self.c_done.d.next = false;
@@ -531,20 +533,24 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.busy.next = self.c_state.q.val() == Control::Sweep;
 
         // ---- Flow control.
-        self.s2_fire.next = self.v2.q.val() & self.look2.q.val() & self.can_go.val();
+        self.s2_fire.next = self.v2.q.val() & self.can_go.val();
         self.ld2.next = self.v1.q.val() & (!self.v2.q.val() | self.s2_fire.val());
-        self.relook.next = self.v2.q.val() & !self.look2.q.val() & !self.e_look.val();
+        // The engine's TLB look and an accept would share the read port.
         self.s_req_ready.next = (self.c_state.q.val() == Control::Idle)
             & !self.s_cmd_valid.val()
+            & !self.e_look.val()
             & (!self.v1.q.val() | self.ld2.val());
         self.ld1.next = self.s_req_valid.val() & self.s_req_ready.val();
         self.drained.next =
             !self.v1.q.val() & !self.v2.q.val() & (self.e_state.q.val() == Engine::Idle);
 
-        // Accept into S1 (and read its MR entry).
+        // Accept into S1: read its MR entry and its TLB set (page number
+        // at 4 KiB, XOR the MR index), both straight from the inputs.
         self.mr.read_enable.next = self.ld1.val();
+        self.tlb.read_enable.next = self.ld1.val();
         if self.ld1.val() {
             self.v1.d.next = true;
+            self.t1_ok.d.next = true;
             self.key1.d.next = self.s_req_key.val();
             self.inrange1.d.next = (self.s_req_key.val() >> 8) < self.n_mr.val();
             self.pd1.d.next = self.s_req_pd.val();
@@ -554,44 +560,31 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.end1.d.next =
                 bit_cast::<65, 64>(self.s_req_va.val()) + bit_cast::<65, 32>(self.s_req_len.val());
             self.zero1.d.next = self.s_req_len.val() == 0;
-        } else if self.ld2.val() {
-            self.v1.d.next = false;
+        } else {
+            if self.ld2.val() {
+                self.v1.d.next = false;
+            }
+            if self.e_look.val() {
+                // The engine reads the TLB: S1's word is gone (it walks).
+                self.t1_ok.d.next = false;
+            }
         }
 
-        // TLB read port: the engine, else S2 looking again, else S1.
-        if self.e_look.val() {
-            self.tlb.read_address.next = self.e_tidx.val();
-            self.tlb.read_enable.next = true;
-            self.look2.d.next = false;
-        } else if self.ld2.val() {
-            self.tlb.read_address.next = self.tidx1.val();
-            self.tlb.read_enable.next = true;
-            self.look2.d.next = true;
-        } else if self.relook.val() {
-            self.tlb.read_address.next = self.tidx2.q.val();
-            self.tlb.read_enable.next = true;
-            self.look2.d.next = true;
-        }
-
-        // S1 -> S2.
+        // S1 -> S2: capture the RAM outputs, no logic on them.
         if self.ld2.val() {
             self.v2.d.next = true;
-            self.reason2.d.next = self.reason1.val();
-            self.inside2.d.next = (self.va1.q.val() >= self.mr.read_data.val().base)
-                & (self.end1.q.val() <= self.mr.read_data.val().limit);
-            self.zero2.d.next = self.zero1.q.val();
+            self.mr2.d.next = self.mr.read_data.val();
+            self.tlb2.d.next = self.tlb.read_data.val();
+            self.tok2.d.next = self.t1_ok.q.val();
+            self.key2.d.next = self.key1.q.val();
+            self.inrange2.d.next = self.inrange1.q.val();
+            self.pd2.d.next = self.pd1.q.val();
+            self.access2.d.next = self.access1.q.val();
             self.va2.d.next = self.va1.q.val();
             self.len2.d.next = self.len1.q.val();
-            self.mask2.d.next = self.mask1.val();
-            self.room2.d.next = (self.one32.val() << self.mr.read_data.val().shift)
-                - bit_cast::<32, 64>(self.va1.q.val() & self.mask1.val());
-            self.shift2.d.next = self.mr.read_data.val().shift;
-            self.base2.d.next = self.mr.read_data.val().base;
-            self.ptb2.d.next = self.mr.read_data.val().pt_base;
-            self.idx2.d.next = bit_cast::<16, 32>(self.key1.q.val() >> 8);
-            self.epoch2.d.next = self.mr.read_data.val().epoch;
-            self.vpn2.d.next = bit_cast::<52, 64>((self.va1.q.val() & !self.mask1.val()) >> 12);
-            self.tidx2.d.next = self.tidx1.val();
+            self.end2.d.next = self.end1.q.val();
+            self.span2.d.next = self.va1.q.val() ^ bit_cast::<64, 65>(self.end1.q.val() - 1);
+            self.zero2.d.next = self.zero1.q.val();
         } else if self.s2_fire.val() {
             self.v2.d.next = false;
         }
@@ -605,28 +598,25 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         if self.s2_fire.val() {
             if self.zero2.q.val() {
                 self.q_write.next = true;
-            } else if self.reason2.q.val().any() {
+            } else if self.reason2.val().any() {
                 self.q_write.next = true;
-                self.q_data.next.reason = self.reason2.q.val();
-            } else if !self.inside2.q.val() {
+                self.q_data.next.reason = self.reason2.val();
+            } else if self.hit2.val() & self.single2.val() {
                 self.q_write.next = true;
-                self.q_data.next.reason = self.r_bounds.val();
-            } else if self.hit2.val() & (self.len2.q.val() <= self.room2.q.val()) {
-                self.q_write.next = true;
-                self.q_data.next.pa = ((bit_cast::<64, 40>(self.tlb.read_data.val().pfn) << 12)
-                    & !self.mask2.q.val())
-                    | (self.va2.q.val() & self.mask2.q.val());
+                self.q_data.next.pa = ((bit_cast::<64, 40>(self.tlb2.q.val().pfn) << 12)
+                    & !self.mask2.val())
+                    | (self.va2.q.val() & self.mask2.val());
                 self.q_data.next.len = self.len2.q.val();
             } else {
                 self.e_va.d.next = self.va2.q.val();
                 self.e_rem.d.next = self.len2.q.val();
-                self.e_mask.d.next = self.mask2.q.val();
-                self.e_shift.d.next = self.shift2.q.val();
-                self.e_base.d.next = self.base2.q.val();
-                self.e_ptb.d.next = self.ptb2.q.val();
-                self.e_idx.d.next = self.idx2.q.val();
-                self.e_epoch.d.next = self.epoch2.q.val();
-                self.e_pfn.d.next = self.tlb.read_data.val().pfn;
+                self.e_mask.d.next = self.mask2.val();
+                self.e_shift.d.next = self.mr2.q.val().shift;
+                self.e_base.d.next = self.mr2.q.val().base;
+                self.e_ptb.d.next = self.mr2.q.val().pt_base;
+                self.e_idx.d.next = bit_cast::<16, 32>(self.key2.q.val() >> 8);
+                self.e_epoch.d.next = self.mr2.q.val().epoch;
+                self.e_pfn.d.next = self.tlb2.q.val().pfn;
                 if self.hit2.val() {
                     self.e_state.d.next = Engine::Emit;
                 } else {
@@ -639,15 +629,21 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         match self.e_state.q.val() {
             Engine::Idle => {}
             Engine::Look => {
+                self.tlb.read_address.next = self.e_tidx.val();
+                self.tlb.read_enable.next = true;
+                self.e_state.d.next = Engine::Wait;
+            }
+            Engine::Wait => {
+                self.e_tlb.d.next = self.tlb.read_data.val();
                 self.e_state.d.next = Engine::Compare;
             }
             Engine::Compare => {
-                if self.tlb.read_data.val().valid
-                    & (self.tlb.read_data.val().index == self.e_idx.q.val())
-                    & (self.tlb.read_data.val().epoch == self.e_epoch.q.val())
-                    & (self.tlb.read_data.val().vpn == self.e_vpn.val())
+                if self.e_tlb.q.val().valid
+                    & (self.e_tlb.q.val().index == self.e_idx.q.val())
+                    & (self.e_tlb.q.val().epoch == self.e_epoch.q.val())
+                    & (self.e_tlb.q.val().vpn == self.e_vpn.val())
                 {
-                    self.e_pfn.d.next = self.tlb.read_data.val().pfn;
+                    self.e_pfn.d.next = self.e_tlb.q.val().pfn;
                     self.e_state.d.next = Engine::Emit;
                 } else {
                     self.e_state.d.next = Engine::Shift;
@@ -666,11 +662,14 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Engine::Read => {
                 self.pt.read_enable.next = true;
+                self.e_state.d.next = Engine::Load;
+            }
+            Engine::Load => {
+                self.e_pfn.d.next = self.pt.read_data.val();
                 self.e_state.d.next = Engine::Fill;
             }
             Engine::Fill => {
                 self.tlb.write_enable.next = true;
-                self.e_pfn.d.next = self.pt.read_data.val();
                 self.e_state.d.next = Engine::Emit;
             }
             Engine::Emit => {
@@ -829,7 +828,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         if self.reset.val() {
             self.v1.d.next = false;
             self.v2.d.next = false;
-            self.look2.d.next = false;
             self.e_state.d.next = Engine::Idle;
             self.q_count.d.next = 0.into();
             self.q_wptr.d.next = 0.into();
