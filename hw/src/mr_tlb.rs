@@ -7,14 +7,19 @@
 //!   key's index (`key >> 8`).
 //! - **Page table**: `2^PTA` page frame numbers (40 bits, `PA >> 12`) in
 //!   block RAM.
-//! - **TLB**: `2^TA` entries ([`TlbWord`]) in block RAM, direct mapped. Set
-//!   = low `TA` bits of the page number at the region's page size, XOR the
-//!   low bits of the MR index (so equal page numbers of different regions
-//!   spread). Tag = MR index, the entry's epoch and the page number. Direct
-//!   mapping gives the one-cycle hit with one RAM read and one compare;
-//!   set-associative would need `k` compares and a way mux in the same
-//!   cycle and a replacement policy, for fewer conflict misses that a
-//!   NIC's mostly streaming accesses (consecutive pages) do not suffer.
+//! - **TLB**: `2^TA` entries ([`TlbWord`]) in block RAM, direct mapped,
+//!   one entry per 4 KiB of VA. Set = low `TA` bits of `va >> 12`, XOR the
+//!   low bits of the MR index (so equal addresses of different regions
+//!   spread). Tag = MR index, the registration's epoch and `va >> 12`; the
+//!   entry holds the frame of the region's page (4 KiB..2 MiB) that holds
+//!   those 4 KiB. Because the set does not depend on the region's page
+//!   size, the TLB is read in the same cycle as the MR table, straight
+//!   from the request. Direct mapping gives the one-cycle hit with one RAM
+//!   read and one compare; set-associative would need `k` compares and a
+//!   way mux in the same cycle and a replacement policy, for fewer
+//!   conflict misses that a NIC's mostly streaming accesses (consecutive
+//!   pages land in consecutive sets) do not suffer. The price of 4 KiB
+//!   tags: a large page takes one miss per 4 KiB touched.
 //!
 //! # Coherence
 //! The TLB caches translations, never permissions: every request reads its
@@ -30,17 +35,18 @@
 //! # Pipeline (requests)
 //! | cycle | work |
 //! |---|---|
-//! | accept | request registered into S1; MR table read (index from `s_req_key`) |
-//! | S1 | key/tag/state, PD, access checks; `va >= base`, `va + len <= base + length`; TLB set; TLB read |
-//! | S2 | TLB tag compare; chunk fits the page?; single-chunk grants and rejects go out; otherwise handed to the engine |
+//! | accept | request registered into S1; MR table and TLB read, addressed straight from `s_req_key` / `s_req_va` |
+//! | S1 | both RAM words registered into S2 as they come out (no logic after a block RAM) |
+//! | S2 | key/tag/state, PD, access and bounds checks; TLB tag compare; first and last byte in one page?; single-chunk grants, rejects and zero-length grants go out; otherwise handed to the engine |
 //! | out | grant register (`m_grant_*`), with a 16-entry queue behind it |
 //!
 //! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`), one
 //! request per cycle while requests hit and fit one page. A request that
 //! misses, or spans pages, goes to the *engine*, which stalls the
-//! pipeline: a walk (shift, subtract, page-table read, TLB fill) and then
-//! one chunk per 4 cycles for further pages (TLB lookup, compare, emit,
-//! advance), each further page walking on a miss.
+//! pipeline: a walk (shift, page-table index, page-table read, register,
+//! TLB fill, emit: 8 cycles from accept to the first chunk) and then 5
+//! cycles per further page on hits (advance, TLB read, register, compare,
+//! emit), walking on a miss.
 //!
 //! # Programming
 //! `s_cmd_*` is a valid/ready command port (the CSR block will drive it).

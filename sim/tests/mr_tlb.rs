@@ -501,7 +501,12 @@ fn random_traffic<D: Dut>(test: &str, default_seed: u64, batches: usize, per_bat
 
 #[test]
 fn random_requests_small_build() {
-    random_traffic::<MrTlbW64>("mr_tlb::random_requests_small_build", 0x6d72_0001, 100, 1000);
+    random_traffic::<MrTlbW64>(
+        "mr_tlb::random_requests_small_build",
+        0x6d72_0001,
+        100,
+        1000,
+    );
 }
 
 #[test]
