@@ -31,6 +31,10 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("roce_tx", 512, Variant::Fast),
     ("roce_rx", 64, Variant::Fast),
     ("roce_rx", 512, Variant::Fast),
+    // mr_tlb: the "width" is the MR-table size (64: small test build,
+    // 4096: the default build). No XOR matrices, so one form.
+    ("mr_tlb", 64, Variant::Fast),
+    ("mr_tlb", 4096, Variant::Fast),
 ];
 
 fn main() {

@@ -6,9 +6,11 @@
 
 pub mod axis_register;
 pub mod blocks;
+pub mod bram;
 pub mod crc32;
 pub mod fifo;
 pub mod gf2;
+pub mod mr_tlb;
 pub mod prim;
 pub mod roce_rx;
 pub mod roce_tx;

@@ -9,12 +9,14 @@
 //! - [`bfm`]: a seeded packet source with random idle cycles and a seeded
 //!   packet sink with random backpressure that checks the AXI-Stream rules.
 //! - [`model`]: the common model trait and `ROCE_TRACE` handling.
+//! - [`mr_model`]: the memory-region table model the `mr_tlb` block is checked against.
 //! - [`capture`]: streaming pcap/pcapng input and the `roce-sim parse` pipeline.
 
 pub mod axis;
 pub mod bfm;
 pub mod capture;
 pub mod model;
+pub mod mr_model;
 pub mod rng;
 pub mod rx;
 pub mod traffic;

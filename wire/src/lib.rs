@@ -24,6 +24,7 @@ pub mod icrc;
 pub mod ipv4;
 pub mod ipv6;
 pub mod json;
+pub mod mr;
 pub mod opcode;
 pub mod pmtu;
 pub mod psn;

@@ -1,0 +1,873 @@
+//! Memory-region table and TLB: rkey/lkey, PD, access and bounds checks,
+//! VA→PA translation across pages. The rules are `roce_wire::mr`'s; this
+//! block computes them at one request per cycle.
+//!
+//! # Memories
+//! - **MR table**: `2^MA` entries ([`MrWord`]) in block RAM, indexed by the
+//!   key's index (`key >> 8`).
+//! - **Page table**: `2^PTA` page frame numbers (40 bits, `PA >> 12`) in
+//!   block RAM.
+//! - **TLB**: `2^TA` entries ([`TlbWord`]) in block RAM, direct mapped,
+//!   one entry per 4 KiB of VA. Set = low `TA` bits of `va >> 12`, XOR the
+//!   low bits of the MR index (so equal addresses of different regions
+//!   spread). Tag = MR index, the registration's epoch and `va >> 12`; the
+//!   entry holds the frame of the region's page (4 KiB..2 MiB) that holds
+//!   those 4 KiB. Because the set does not depend on the region's page
+//!   size, the TLB is read in the same cycle as the MR table, straight
+//!   from the request. Direct mapping gives the one-cycle hit with one RAM
+//!   read and one compare; set-associative would need `k` compares and a
+//!   way mux in the same cycle and a replacement policy, for fewer
+//!   conflict misses that a NIC's mostly streaming accesses (consecutive
+//!   pages land in consecutive sets) do not suffer. The price of 4 KiB
+//!   tags: a large page takes one miss per 4 KiB touched.
+//!
+//! # Coherence
+//! The TLB caches translations, never permissions: every request reads its
+//! MR entry, so deregistration and invalidation take effect at once.
+//! Each MR entry carries an 8-bit epoch, incremented by every REGISTER of
+//! its index and part of the TLB tag, so translations of an earlier
+//! registration never hit. When an epoch wraps to 0 the whole TLB is swept
+//! (`2^TA` cycles), so an (index, epoch) pair names one registration among
+//! all live TLB entries. Contract for the control plane: page-table
+//! entries a registered region uses are not rewritten while it is
+//! registered (re-register after changing them), as with any NIC's MTT.
+//!
+//! # Pipeline (requests)
+//! | cycle | work |
+//! |---|---|
+//! | accept | request registered into S1; MR table and TLB read, addressed straight from `s_req_key` / `s_req_va` |
+//! | S1 | both RAM words registered into S2 as they come out (no logic after a block RAM) |
+//! | S2 | key/tag/state, PD, access and bounds checks; TLB tag compare; first and last byte in one page?; single-chunk grants, rejects and zero-length grants go out; otherwise handed to the engine |
+//! | out | grant register (`m_grant_*`), with a 16-entry queue behind it |
+//!
+//! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`), one
+//! request per cycle while requests hit and fit one page. A request that
+//! misses, or spans pages, goes to the *engine*, which stalls the
+//! pipeline: a walk (shift, page-table index, page-table read, register,
+//! TLB fill, emit: 8 cycles from accept to the first chunk) and then 5
+//! cycles per further page on hits (advance, TLB read, register, compare,
+//! emit), walking on a miss.
+//!
+//! # Programming
+//! `s_cmd_*` is a valid/ready command port (the CSR block will drive it).
+//! A command waits for the request pipeline to drain (new requests are
+//! held off while `s_cmd_valid` is high) and completes with a one-cycle
+//! `m_cmd_done` pulse, `m_cmd_error` telling whether it was refused (the
+//! tables are then unchanged). Ops ([`op`]): WRITE_PT, REGISTER,
+//! DEREGISTER, INVALIDATE; see the field table in docs/ARCHITECTURE.md.
+//! After reset the block clears the MR table and the TLB (`busy` high for
+//! `2^max(MA, TA)` cycles) before it takes requests or commands.
+
+use crate::bram::Bram;
+use crate::prim::LutRam;
+use roce_wire::mr::{MrState, Reject, EPOCH_BITS, PAGE_SHIFT_MAX, PAGE_SHIFT_MIN, PA_BITS};
+use rust_hdl_core::prelude::*;
+use rust_hdl_widgets::prelude::*;
+
+/// Command opcodes on `s_cmd_op`.
+pub mod op {
+    /// Page-table entry `s_cmd_index` := `s_cmd_addr` (a physical address).
+    pub const WRITE_PT: u64 = 0;
+    /// MR entry of `s_cmd_key` := the region (`s_cmd_pd`, `s_cmd_access`,
+    /// base `s_cmd_addr`, length `s_cmd_len`, page shift `s_cmd_shift`,
+    /// page-table base `s_cmd_index`), valid.
+    pub const REGISTER: u64 = 1;
+    /// MR entry of `s_cmd_key`'s index := free.
+    pub const DEREGISTER: u64 = 2;
+    /// MR entry of `s_cmd_key` := invalidated, if valid with the key's tag.
+    pub const INVALIDATE: u64 = 3;
+}
+
+/// Width of a page frame number in a page-table or TLB entry.
+pub const PFN_BITS: usize = PA_BITS as usize - 12;
+/// Entries in the grant queue behind the output register.
+const QUEUE_ADDR_BITS: usize = 4;
+/// Grants the queue and the output register hold.
+const QUEUE_CAP: u64 = (1 << QUEUE_ADDR_BITS) + 1;
+const _: () = assert!(EPOCH_BITS == 8 && PFN_BITS == 40);
+
+/// One MR table entry.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct MrWord {
+    pub tag: Bits<8>,
+    /// [`MrState`] code.
+    pub state: Bits<2>,
+    pub pd: Bits<16>,
+    pub access: Bits<4>,
+    pub base: Bits<64>,
+    /// `base + length`, exact (up to 2^64).
+    pub limit: Bits<65>,
+    pub shift: Bits<5>,
+    pub pt_base: Bits<16>,
+    pub epoch: Bits<8>,
+}
+
+/// One TLB entry.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct TlbWord {
+    pub valid: Bit,
+    pub index: Bits<16>,
+    pub epoch: Bits<8>,
+    /// `va >> 12` with the bits below the page size cleared.
+    pub vpn: Bits<52>,
+    pub pfn: Bits<40>,
+}
+
+/// One output beat: a chunk, a zero-length grant, or a reject.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct GrantWord {
+    pub pa: Bits<64>,
+    pub len: Bits<32>,
+    pub last: Bit,
+    pub reason: Bits<3>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+enum Engine {
+    Idle,
+    Look,
+    Wait,
+    Compare,
+    Shift,
+    Index,
+    Read,
+    Load,
+    Fill,
+    Emit,
+    Advance,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+enum Control {
+    Sweep,
+    Idle,
+    Capture,
+    Modify,
+}
+
+/// The block: `2^MA` memory regions, `2^TA` TLB entries, `2^PTA`
+/// page-table entries.
+#[derive(LogicBlock)]
+pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// High while the tables are being cleared (after reset, or the TLB
+    /// after an epoch wrap).
+    pub busy: Signal<Out, Bit>,
+    // Requests.
+    pub s_req_valid: Signal<In, Bit>,
+    pub s_req_ready: Signal<Out, Bit>,
+    pub s_req_key: Signal<In, Bits<32>>,
+    pub s_req_pd: Signal<In, Bits<16>>,
+    pub s_req_access: Signal<In, Bits<4>>,
+    pub s_req_va: Signal<In, Bits<64>>,
+    pub s_req_len: Signal<In, Bits<32>>,
+    // Grants: one beat per chunk (`last` on the final one), or one beat
+    // with `reason != 0`, or one zero-length beat.
+    pub m_grant_valid: Signal<Out, Bit>,
+    pub m_grant_ready: Signal<In, Bit>,
+    pub m_grant_pa: Signal<Out, Bits<64>>,
+    pub m_grant_len: Signal<Out, Bits<32>>,
+    pub m_grant_last: Signal<Out, Bit>,
+    pub m_grant_reason: Signal<Out, Bits<3>>,
+    // Programming.
+    pub s_cmd_valid: Signal<In, Bit>,
+    pub s_cmd_ready: Signal<Out, Bit>,
+    pub s_cmd_op: Signal<In, Bits<2>>,
+    pub s_cmd_key: Signal<In, Bits<32>>,
+    pub s_cmd_pd: Signal<In, Bits<16>>,
+    pub s_cmd_access: Signal<In, Bits<4>>,
+    pub s_cmd_addr: Signal<In, Bits<64>>,
+    pub s_cmd_len: Signal<In, Bits<64>>,
+    pub s_cmd_shift: Signal<In, Bits<5>>,
+    pub s_cmd_index: Signal<In, Bits<32>>,
+    pub m_cmd_done: Signal<Out, Bit>,
+    pub m_cmd_error: Signal<Out, Bit>,
+    /// One-cycle pulse per page-table walk (a TLB miss).
+    pub tlb_miss: Signal<Out, Bit>,
+
+    mr: Bram<MrWord, MA>,
+    pt: Bram<Bits<40>, PTA>,
+    tlb: Bram<TlbWord, TA>,
+    queue: LutRam<GrantWord, QUEUE_ADDR_BITS>,
+
+    // Constants.
+    n_mr: Constant<Bits<32>>,
+    n_pt: Constant<Bits<32>>,
+    one32: Constant<Bits<32>>,
+    one64: Constant<Bits<64>>,
+    two64: Constant<Bits<65>>,
+    shift_min: Constant<Bits<5>>,
+    shift_max: Constant<Bits<5>>,
+    pa_limit: Constant<Bits<64>>,
+    st_free: Constant<Bits<2>>,
+    st_valid: Constant<Bits<2>>,
+    st_invalid: Constant<Bits<2>>,
+    r_bad_key: Constant<Bits<3>>,
+    r_invalidated: Constant<Bits<3>>,
+    r_pd: Constant<Bits<3>>,
+    r_access: Constant<Bits<3>>,
+    r_bounds: Constant<Bits<3>>,
+    q_cap: Constant<Bits<5>>,
+    op_write_pt: Constant<Bits<2>>,
+    op_register: Constant<Bits<2>>,
+    op_deregister: Constant<Bits<2>>,
+    sweep_last: Constant<Bits<16>>,
+
+    // Flow.
+    ld1: Signal<Local, Bit>,
+    ld2: Signal<Local, Bit>,
+    s2_fire: Signal<Local, Bit>,
+    e_look: Signal<Local, Bit>,
+    can_go: Signal<Local, Bit>,
+
+    // S1: request whose MR entry and TLB set are being read.
+    v1: DFF<Bit>,
+    t1_ok: DFF<Bit>,
+    key1: DFF<Bits<32>>,
+    inrange1: DFF<Bit>,
+    pd1: DFF<Bits<16>>,
+    access1: DFF<Bits<4>>,
+    va1: DFF<Bits<64>>,
+    len1: DFF<Bits<32>>,
+    end1: DFF<Bits<65>>,
+    zero1: DFF<Bit>,
+
+    // S2: the request with both words captured straight from the RAMs.
+    v2: DFF<Bit>,
+    mr2: DFF<MrWord>,
+    tlb2: DFF<TlbWord>,
+    tok2: DFF<Bit>,
+    key2: DFF<Bits<32>>,
+    inrange2: DFF<Bit>,
+    pd2: DFF<Bits<16>>,
+    access2: DFF<Bits<4>>,
+    va2: DFF<Bits<64>>,
+    len2: DFF<Bits<32>>,
+    end2: DFF<Bits<65>>,
+    span2: DFF<Bits<64>>,
+    zero2: DFF<Bit>,
+    mask2: Signal<Local, Bits<64>>,
+    reason2: Signal<Local, Bits<3>>,
+    hit2: Signal<Local, Bit>,
+    single2: Signal<Local, Bit>,
+
+    // Engine (misses and multi-page requests).
+    e_state: DFF<Engine>,
+    e_va: DFF<Bits<64>>,
+    e_rem: DFF<Bits<32>>,
+    e_mask: DFF<Bits<64>>,
+    e_shift: DFF<Bits<5>>,
+    e_base: DFF<Bits<64>>,
+    e_ptb: DFF<Bits<16>>,
+    e_idx: DFF<Bits<16>>,
+    e_epoch: DFF<Bits<8>>,
+    e_pfn: DFF<Bits<40>>,
+    e_tlb: DFF<TlbWord>,
+    e_vs: DFF<Bits<64>>,
+    e_bs: DFF<Bits<64>>,
+    e_pta: DFF<Bits<PTA>>,
+    e_chunk: DFF<Bits<32>>,
+    e_tidx: Signal<Local, Bits<TA>>,
+    e_vpn: Signal<Local, Bits<52>>,
+    e_room: Signal<Local, Bits<32>>,
+
+    // Output queue.
+    q_write: Signal<Local, Bit>,
+    q_data: Signal<Local, GrantWord>,
+    q_pop: Signal<Local, Bit>,
+    q_ram_empty: Signal<Local, Bit>,
+    q_count: DFF<Bits<5>>,
+    q_wptr: DFF<Bits<QUEUE_ADDR_BITS>>,
+    q_rptr: DFF<Bits<QUEUE_ADDR_BITS>>,
+    q_valid: DFF<Bit>,
+    q_out: DFF<GrantWord>,
+
+    // Control plane.
+    c_state: DFF<Control>,
+    c_sweep_mr: DFF<Bit>,
+    c_count: DFF<Bits<16>>,
+    c_done: DFF<Bit>,
+    c_error: DFF<Bit>,
+    c_old: DFF<MrWord>,
+    c_refuse: DFF<Bit>,
+    c_limit: Signal<Local, Bits<65>>,
+    c_bad: Signal<Local, Bit>,
+    drained: Signal<Local, Bit>,
+}
+
+fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
+    Constant::new(v.into())
+}
+
+impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
+    pub fn new() -> Self {
+        assert!(
+            (1..=16).contains(&MA),
+            "MrTlb: MR index bits {MA} out of 1..=16"
+        );
+        assert!(
+            (1..=12).contains(&TA),
+            "MrTlb: TLB index bits {TA} out of 1..=12"
+        );
+        assert!(
+            (1..=16).contains(&PTA),
+            "MrTlb: page-table index bits {PTA} out of 1..=16"
+        );
+        Self {
+            clock: Default::default(),
+            reset: Default::default(),
+            busy: Default::default(),
+            s_req_valid: Default::default(),
+            s_req_ready: Default::default(),
+            s_req_key: Default::default(),
+            s_req_pd: Default::default(),
+            s_req_access: Default::default(),
+            s_req_va: Default::default(),
+            s_req_len: Default::default(),
+            m_grant_valid: Default::default(),
+            m_grant_ready: Default::default(),
+            m_grant_pa: Default::default(),
+            m_grant_len: Default::default(),
+            m_grant_last: Default::default(),
+            m_grant_reason: Default::default(),
+            s_cmd_valid: Default::default(),
+            s_cmd_ready: Default::default(),
+            s_cmd_op: Default::default(),
+            s_cmd_key: Default::default(),
+            s_cmd_pd: Default::default(),
+            s_cmd_access: Default::default(),
+            s_cmd_addr: Default::default(),
+            s_cmd_len: Default::default(),
+            s_cmd_shift: Default::default(),
+            s_cmd_index: Default::default(),
+            m_cmd_done: Default::default(),
+            m_cmd_error: Default::default(),
+            tlb_miss: Default::default(),
+            mr: Bram::new(),
+            pt: Bram::new(),
+            tlb: Bram::new(),
+            queue: LutRam::new(),
+            n_mr: c(1 << MA),
+            n_pt: c(1 << PTA),
+            one32: c(1),
+            one64: c(1),
+            two64: Constant::new(Bits::<65>::default().replace_bit(64, true)),
+            shift_min: c(PAGE_SHIFT_MIN as u64),
+            shift_max: c(PAGE_SHIFT_MAX as u64),
+            pa_limit: c(1 << PA_BITS),
+            st_free: c(MrState::Free as u64),
+            st_valid: c(MrState::Valid as u64),
+            st_invalid: c(MrState::Invalid as u64),
+            r_bad_key: c(Reject::BadKey.code() as u64),
+            r_invalidated: c(Reject::InvalidatedKey.code() as u64),
+            r_pd: c(Reject::PdMismatch.code() as u64),
+            r_access: c(Reject::AccessDenied.code() as u64),
+            r_bounds: c(Reject::OutOfBounds.code() as u64),
+            q_cap: c(QUEUE_CAP),
+            op_write_pt: c(op::WRITE_PT),
+            op_register: c(op::REGISTER),
+            op_deregister: c(op::DEREGISTER),
+            sweep_last: c((1u64 << MA.max(TA)) - 1),
+            ld1: Default::default(),
+            ld2: Default::default(),
+            s2_fire: Default::default(),
+            e_look: Default::default(),
+            can_go: Default::default(),
+            v1: Default::default(),
+            t1_ok: Default::default(),
+            key1: Default::default(),
+            inrange1: Default::default(),
+            pd1: Default::default(),
+            access1: Default::default(),
+            va1: Default::default(),
+            len1: Default::default(),
+            end1: Default::default(),
+            zero1: Default::default(),
+            v2: Default::default(),
+            mr2: Default::default(),
+            tlb2: Default::default(),
+            tok2: Default::default(),
+            key2: Default::default(),
+            inrange2: Default::default(),
+            pd2: Default::default(),
+            access2: Default::default(),
+            va2: Default::default(),
+            len2: Default::default(),
+            end2: Default::default(),
+            span2: Default::default(),
+            zero2: Default::default(),
+            mask2: Default::default(),
+            reason2: Default::default(),
+            hit2: Default::default(),
+            single2: Default::default(),
+            e_state: Default::default(),
+            e_va: Default::default(),
+            e_rem: Default::default(),
+            e_mask: Default::default(),
+            e_shift: Default::default(),
+            e_base: Default::default(),
+            e_ptb: Default::default(),
+            e_idx: Default::default(),
+            e_epoch: Default::default(),
+            e_pfn: Default::default(),
+            e_tlb: Default::default(),
+            e_vs: Default::default(),
+            e_bs: Default::default(),
+            e_pta: Default::default(),
+            e_chunk: Default::default(),
+            e_tidx: Default::default(),
+            e_vpn: Default::default(),
+            e_room: Default::default(),
+            q_write: Default::default(),
+            q_data: Default::default(),
+            q_pop: Default::default(),
+            q_ram_empty: Default::default(),
+            q_count: Default::default(),
+            q_wptr: Default::default(),
+            q_rptr: Default::default(),
+            q_valid: Default::default(),
+            q_out: Default::default(),
+            c_state: Default::default(),
+            c_sweep_mr: Default::default(),
+            c_count: Default::default(),
+            c_done: Default::default(),
+            c_error: Default::default(),
+            c_old: Default::default(),
+            c_refuse: Default::default(),
+            c_limit: Default::default(),
+            c_bad: Default::default(),
+            drained: Default::default(),
+        }
+    }
+
+    /// Cycles from the edge that accepts a request to `m_grant_valid`, for
+    /// a TLB hit inside one page with the output free.
+    pub const HIT_LATENCY: usize = 2;
+    /// MR table entries.
+    pub const MRS: usize = 1 << MA;
+    /// TLB entries.
+    pub const TLB_ENTRIES: usize = 1 << TA;
+    /// Page-table entries.
+    pub const PT_ENTRIES: usize = 1 << PTA;
+}
+
+impl<const MA: usize, const TA: usize, const PTA: usize> Default for MrTlb<MA, TA, PTA> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA, PTA> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, v1, t1_ok, key1, inrange1, pd1, access1, va1, len1, end1, zero1, v2, mr2,
+            tlb2, tok2, key2, inrange2, pd2, access2, va2, len2, end2, span2, zero2, e_state, e_va,
+            e_rem, e_mask, e_shift, e_base, e_ptb, e_idx, e_epoch, e_pfn, e_tlb, e_vs, e_bs, e_pta,
+            e_chunk, q_count, q_wptr, q_rptr, q_valid, q_out, c_state, c_sweep_mr, c_count, c_done,
+            c_error, c_old, c_refuse
+        );
+        clock!(self, clock, mr, pt, tlb, queue);
+
+        // ---- Engine-side combinational values (from its registers).
+        self.e_tidx.next =
+            bit_cast::<TA, 64>(self.e_va.q.val() >> 12) ^ bit_cast::<TA, 16>(self.e_idx.q.val());
+        self.e_vpn.next = bit_cast::<52, 64>(self.e_va.q.val() >> 12);
+        self.e_room.next = (self.one32.val() << self.e_shift.q.val())
+            - bit_cast::<32, 64>(self.e_va.q.val() & self.e_mask.q.val());
+        self.e_look.next = self.e_state.q.val() == Engine::Look;
+
+        // ---- Queue room and the S2 go condition (registered inputs only).
+        self.can_go.next =
+            (self.e_state.q.val() == Engine::Idle) & (self.q_count.q.val() != self.q_cap.val());
+
+        // ---- S2: every check, on registered words.
+        self.mask2.next = (self.one64.val() << self.mr2.q.val().shift) - 1;
+        self.reason2.next = 0.into();
+        if !self.inrange2.q.val()
+            | (self.mr2.q.val().state == self.st_free.val())
+            | (self.mr2.q.val().tag != bit_cast::<8, 32>(self.key2.q.val()))
+        {
+            self.reason2.next = self.r_bad_key.val();
+        } else if self.mr2.q.val().state == self.st_invalid.val() {
+            self.reason2.next = self.r_invalidated.val();
+        } else if self.mr2.q.val().pd != self.pd2.q.val() {
+            self.reason2.next = self.r_pd.val();
+        } else if (self.access2.q.val() & !self.mr2.q.val().access).any() {
+            self.reason2.next = self.r_access.val();
+        } else if (self.va2.q.val() < self.mr2.q.val().base)
+            | (self.end2.q.val() > self.mr2.q.val().limit)
+        {
+            self.reason2.next = self.r_bounds.val();
+        }
+        self.hit2.next = self.tok2.q.val()
+            & self.tlb2.q.val().valid
+            & (self.tlb2.q.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8))
+            & (self.tlb2.q.val().epoch == self.mr2.q.val().epoch)
+            & (self.tlb2.q.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12));
+        // First and last byte in one page: no bit above the page offset differs.
+        self.single2.next = !(self.span2.q.val() & !self.mask2.val()).any();
+
+        // Memory port defaults.
+        self.mr.write_enable.next = false;
+        self.mr.write_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
+        self.mr.write_data.next = self.c_old.q.val();
+        self.mr.read_enable.next = false;
+        self.mr.read_address.next = bit_cast::<MA, 32>(self.s_req_key.val() >> 8);
+        self.pt.write_enable.next = false;
+        self.pt.write_address.next = bit_cast::<PTA, 32>(self.s_cmd_index.val());
+        self.pt.write_data.next = bit_cast::<40, 64>(self.s_cmd_addr.val() >> 12);
+        self.pt.read_enable.next = false;
+        self.pt.read_address.next = self.e_pta.q.val();
+        self.tlb.write_enable.next = false;
+        self.tlb.write_address.next = self.e_tidx.val();
+        self.tlb.write_data.next.valid = true;
+        self.tlb.write_data.next.index = self.e_idx.q.val();
+        self.tlb.write_data.next.epoch = self.e_epoch.q.val();
+        self.tlb.write_data.next.vpn = self.e_vpn.val();
+        self.tlb.write_data.next.pfn = self.e_pfn.q.val();
+        self.tlb.read_enable.next = false;
+        self.tlb.read_address.next = bit_cast::<TA, 64>(self.s_req_va.val() >> 12)
+            ^ bit_cast::<TA, 32>(self.s_req_key.val() >> 8);
+        self.m_cmd_done.next = self.c_done.q.val();
+        self.m_cmd_error.next = self.c_error.q.val();
+        self.c_done.d.next = false;
+        self.c_error.d.next = false;
+        self.s_cmd_ready.next = false;
+        self.tlb_miss.next = self.e_state.q.val() == Engine::Shift;
+        self.busy.next = self.c_state.q.val() == Control::Sweep;
+
+        // ---- Flow control.
+        self.s2_fire.next = self.v2.q.val() & self.can_go.val();
+        self.ld2.next = self.v1.q.val() & (!self.v2.q.val() | self.s2_fire.val());
+        // The engine's TLB look and an accept would share the read port.
+        self.s_req_ready.next = (self.c_state.q.val() == Control::Idle)
+            & !self.s_cmd_valid.val()
+            & !self.e_look.val()
+            & (!self.v1.q.val() | self.ld2.val());
+        self.ld1.next = self.s_req_valid.val() & self.s_req_ready.val();
+        self.drained.next =
+            !self.v1.q.val() & !self.v2.q.val() & (self.e_state.q.val() == Engine::Idle);
+
+        // Accept into S1: read its MR entry and its TLB set (page number
+        // at 4 KiB, XOR the MR index), both straight from the inputs.
+        self.mr.read_enable.next = self.ld1.val();
+        self.tlb.read_enable.next = self.ld1.val();
+        if self.ld1.val() {
+            self.v1.d.next = true;
+            self.t1_ok.d.next = true;
+            self.key1.d.next = self.s_req_key.val();
+            self.inrange1.d.next = (self.s_req_key.val() >> 8) < self.n_mr.val();
+            self.pd1.d.next = self.s_req_pd.val();
+            self.access1.d.next = self.s_req_access.val();
+            self.va1.d.next = self.s_req_va.val();
+            self.len1.d.next = self.s_req_len.val();
+            self.end1.d.next =
+                bit_cast::<65, 64>(self.s_req_va.val()) + bit_cast::<65, 32>(self.s_req_len.val());
+            self.zero1.d.next = self.s_req_len.val() == 0;
+        } else {
+            if self.ld2.val() {
+                self.v1.d.next = false;
+            }
+            if self.e_look.val() {
+                // The engine reads the TLB: S1's word is gone (it walks).
+                self.t1_ok.d.next = false;
+            }
+        }
+
+        // S1 -> S2: capture the RAM outputs, no logic on them.
+        if self.ld2.val() {
+            self.v2.d.next = true;
+            self.mr2.d.next = self.mr.read_data.val();
+            self.tlb2.d.next = self.tlb.read_data.val();
+            self.tok2.d.next = self.t1_ok.q.val();
+            self.key2.d.next = self.key1.q.val();
+            self.inrange2.d.next = self.inrange1.q.val();
+            self.pd2.d.next = self.pd1.q.val();
+            self.access2.d.next = self.access1.q.val();
+            self.va2.d.next = self.va1.q.val();
+            self.len2.d.next = self.len1.q.val();
+            self.end2.d.next = self.end1.q.val();
+            self.span2.d.next = self.va1.q.val() ^ bit_cast::<64, 65>(self.end1.q.val() - 1);
+            self.zero2.d.next = self.zero1.q.val();
+        } else if self.s2_fire.val() {
+            self.v2.d.next = false;
+        }
+
+        // S2 decision: one beat out, or hand over to the engine.
+        self.q_write.next = false;
+        self.q_data.next.pa = 0.into();
+        self.q_data.next.len = 0.into();
+        self.q_data.next.last = true;
+        self.q_data.next.reason = 0.into();
+        if self.s2_fire.val() {
+            if self.zero2.q.val() {
+                self.q_write.next = true;
+            } else if self.reason2.val().any() {
+                self.q_write.next = true;
+                self.q_data.next.reason = self.reason2.val();
+            } else if self.hit2.val() & self.single2.val() {
+                self.q_write.next = true;
+                self.q_data.next.pa = ((bit_cast::<64, 40>(self.tlb2.q.val().pfn) << 12)
+                    & !self.mask2.val())
+                    | (self.va2.q.val() & self.mask2.val());
+                self.q_data.next.len = self.len2.q.val();
+            } else {
+                self.e_va.d.next = self.va2.q.val();
+                self.e_rem.d.next = self.len2.q.val();
+                self.e_mask.d.next = self.mask2.val();
+                self.e_shift.d.next = self.mr2.q.val().shift;
+                self.e_base.d.next = self.mr2.q.val().base;
+                self.e_ptb.d.next = self.mr2.q.val().pt_base;
+                self.e_idx.d.next = bit_cast::<16, 32>(self.key2.q.val() >> 8);
+                self.e_epoch.d.next = self.mr2.q.val().epoch;
+                self.e_pfn.d.next = self.tlb2.q.val().pfn;
+                if self.hit2.val() {
+                    self.e_state.d.next = Engine::Emit;
+                } else {
+                    self.e_state.d.next = Engine::Shift;
+                }
+            }
+        }
+
+        // ---- Engine.
+        match self.e_state.q.val() {
+            Engine::Idle => {}
+            Engine::Look => {
+                self.tlb.read_address.next = self.e_tidx.val();
+                self.tlb.read_enable.next = true;
+                self.e_state.d.next = Engine::Wait;
+            }
+            Engine::Wait => {
+                self.e_tlb.d.next = self.tlb.read_data.val();
+                self.e_state.d.next = Engine::Compare;
+            }
+            Engine::Compare => {
+                if self.e_tlb.q.val().valid
+                    & (self.e_tlb.q.val().index == self.e_idx.q.val())
+                    & (self.e_tlb.q.val().epoch == self.e_epoch.q.val())
+                    & (self.e_tlb.q.val().vpn == self.e_vpn.val())
+                {
+                    self.e_pfn.d.next = self.e_tlb.q.val().pfn;
+                    self.e_state.d.next = Engine::Emit;
+                } else {
+                    self.e_state.d.next = Engine::Shift;
+                }
+            }
+            Engine::Shift => {
+                self.e_vs.d.next = self.e_va.q.val() >> self.e_shift.q.val();
+                self.e_bs.d.next = self.e_base.q.val() >> self.e_shift.q.val();
+                self.e_state.d.next = Engine::Index;
+            }
+            Engine::Index => {
+                self.e_pta.d.next = bit_cast::<PTA, 64>(self.e_vs.q.val())
+                    - bit_cast::<PTA, 64>(self.e_bs.q.val())
+                    + bit_cast::<PTA, 16>(self.e_ptb.q.val());
+                self.e_state.d.next = Engine::Read;
+            }
+            Engine::Read => {
+                self.pt.read_enable.next = true;
+                self.e_state.d.next = Engine::Load;
+            }
+            Engine::Load => {
+                self.e_pfn.d.next = self.pt.read_data.val();
+                self.e_state.d.next = Engine::Fill;
+            }
+            Engine::Fill => {
+                self.tlb.write_enable.next = true;
+                self.e_state.d.next = Engine::Emit;
+            }
+            Engine::Emit => {
+                if self.q_count.q.val() != self.q_cap.val() {
+                    self.q_write.next = true;
+                    self.q_data.next.pa = ((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12)
+                        & !self.e_mask.q.val())
+                        | (self.e_va.q.val() & self.e_mask.q.val());
+                    if self.e_rem.q.val() <= self.e_room.val() {
+                        self.q_data.next.len = self.e_rem.q.val();
+                        self.e_state.d.next = Engine::Idle;
+                    } else {
+                        self.q_data.next.len = self.e_room.val();
+                        self.q_data.next.last = false;
+                        self.e_chunk.d.next = self.e_room.val();
+                        self.e_state.d.next = Engine::Advance;
+                    }
+                }
+            }
+            Engine::Advance => {
+                self.e_va.d.next = self.e_va.q.val() + bit_cast::<64, 32>(self.e_chunk.q.val());
+                self.e_rem.d.next = self.e_rem.q.val() - self.e_chunk.q.val();
+                self.e_state.d.next = Engine::Look;
+            }
+        }
+
+        // ---- Output queue: the output register, a LUT-RAM queue behind it.
+        self.q_pop.next = self.q_valid.q.val() & self.m_grant_ready.val();
+        self.q_ram_empty.next = self.q_wptr.q.val() == self.q_rptr.q.val();
+        self.queue.write_enable.next = false;
+        self.queue.write_address.next = self.q_wptr.q.val();
+        self.queue.write_data.next = self.q_data.val();
+        self.queue.read_address.next = self.q_rptr.q.val();
+        if self.q_ram_empty.val() & (!self.q_valid.q.val() | self.q_pop.val()) {
+            if self.q_write.val() {
+                self.q_out.d.next = self.q_data.val();
+                self.q_valid.d.next = true;
+            } else if self.q_pop.val() {
+                self.q_valid.d.next = false;
+            }
+        } else {
+            if self.q_write.val() {
+                self.queue.write_enable.next = true;
+                self.q_wptr.d.next = self.q_wptr.q.val() + 1;
+            }
+            if !self.q_ram_empty.val() & (!self.q_valid.q.val() | self.q_pop.val()) {
+                self.q_out.d.next = self.queue.read_data.val();
+                self.q_valid.d.next = true;
+                self.q_rptr.d.next = self.q_rptr.q.val() + 1;
+            }
+        }
+        if self.q_write.val() & !self.q_pop.val() {
+            self.q_count.d.next = self.q_count.q.val() + 1;
+        } else if !self.q_write.val() & self.q_pop.val() {
+            self.q_count.d.next = self.q_count.q.val() - 1;
+        }
+        self.m_grant_valid.next = self.q_valid.q.val();
+        self.m_grant_pa.next = self.q_out.q.val().pa;
+        self.m_grant_len.next = self.q_out.q.val().len;
+        self.m_grant_last.next = self.q_out.q.val().last;
+        self.m_grant_reason.next = self.q_out.q.val().reason;
+
+        // ---- Control plane.
+        self.c_limit.next =
+            bit_cast::<65, 64>(self.s_cmd_addr.val()) + bit_cast::<65, 64>(self.s_cmd_len.val());
+        self.c_bad.next = (self.s_cmd_key.val() >> 8) >= self.n_mr.val();
+        match self.c_state.q.val() {
+            Control::Sweep => {
+                self.tlb.write_enable.next = true;
+                self.tlb.write_address.next = bit_cast::<TA, 16>(self.c_count.q.val());
+                self.tlb.write_data.next.valid = false;
+                if self.c_sweep_mr.q.val() {
+                    self.mr.write_enable.next = true;
+                    self.mr.write_address.next = bit_cast::<MA, 16>(self.c_count.q.val());
+                    self.mr.write_data.next.state = self.st_free.val();
+                    self.mr.write_data.next.epoch = 0.into();
+                }
+                self.c_count.d.next = self.c_count.q.val() + 1;
+                if self.c_count.q.val() == self.sweep_last.val() {
+                    self.c_state.d.next = Control::Idle;
+                }
+            }
+            Control::Idle => {
+                if self.s_cmd_valid.val() & self.drained.val() {
+                    if self.s_cmd_op.val() == self.op_write_pt.val() {
+                        self.s_cmd_ready.next = true;
+                        self.c_done.d.next = true;
+                        if (self.s_cmd_index.val() >= self.n_pt.val())
+                            | (self.s_cmd_addr.val() >= self.pa_limit.val())
+                        {
+                            self.c_error.d.next = true;
+                        } else {
+                            self.pt.write_enable.next = true;
+                        }
+                    } else if self.c_bad.val() {
+                        self.s_cmd_ready.next = true;
+                        self.c_done.d.next = true;
+                        self.c_error.d.next = true;
+                    } else {
+                        // Read the entry, register it, then modify and
+                        // write it (no logic straight after the RAM).
+                        self.mr.read_enable.next = true;
+                        self.mr.read_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
+                        self.c_state.d.next = Control::Capture;
+                    }
+                }
+            }
+            Control::Capture => {
+                self.c_old.d.next = self.mr.read_data.val();
+                self.c_refuse.d.next = (self.s_cmd_shift.val() < self.shift_min.val())
+                    | (self.s_cmd_shift.val() > self.shift_max.val())
+                    | (self.c_limit.val() > self.two64.val())
+                    | (self.s_cmd_index.val() >= self.n_pt.val());
+                self.c_state.d.next = Control::Modify;
+            }
+            Control::Modify => {
+                self.s_cmd_ready.next = true;
+                self.c_done.d.next = true;
+                self.c_state.d.next = Control::Idle;
+                if self.s_cmd_op.val() == self.op_register.val() {
+                    if self.c_refuse.q.val() {
+                        self.c_error.d.next = true;
+                    } else {
+                        self.mr.write_enable.next = true;
+                        self.mr.write_data.next.tag = bit_cast::<8, 32>(self.s_cmd_key.val());
+                        self.mr.write_data.next.state = self.st_valid.val();
+                        self.mr.write_data.next.pd = self.s_cmd_pd.val();
+                        self.mr.write_data.next.access = self.s_cmd_access.val();
+                        self.mr.write_data.next.base = self.s_cmd_addr.val();
+                        self.mr.write_data.next.limit = self.c_limit.val();
+                        self.mr.write_data.next.shift = self.s_cmd_shift.val();
+                        self.mr.write_data.next.pt_base =
+                            bit_cast::<16, 32>(self.s_cmd_index.val());
+                        self.mr.write_data.next.epoch = self.c_old.q.val().epoch + 1;
+                        if self.c_old.q.val().epoch == 0xFF {
+                            // The epoch wraps: sweep the TLB, keep the MRs.
+                            self.c_state.d.next = Control::Sweep;
+                            self.c_sweep_mr.d.next = false;
+                            self.c_count.d.next = 0.into();
+                        }
+                    }
+                } else if self.s_cmd_op.val() == self.op_deregister.val() {
+                    self.mr.write_enable.next = true;
+                    self.mr.write_data.next.state = self.st_free.val();
+                } else if (self.c_old.q.val().state == self.st_valid.val())
+                    & (self.c_old.q.val().tag == bit_cast::<8, 32>(self.s_cmd_key.val()))
+                {
+                    self.mr.write_enable.next = true;
+                    self.mr.write_data.next.state = self.st_invalid.val();
+                } else {
+                    self.c_error.d.next = true;
+                }
+            }
+        }
+
+        if self.reset.val() {
+            self.v1.d.next = false;
+            self.v2.d.next = false;
+            self.e_state.d.next = Engine::Idle;
+            self.q_count.d.next = 0.into();
+            self.q_wptr.d.next = 0.into();
+            self.q_rptr.d.next = 0.into();
+            self.q_valid.d.next = false;
+            self.c_state.d.next = Control::Sweep;
+            self.c_sweep_mr.d.next = true;
+            self.c_count.d.next = 0.into();
+            self.c_done.d.next = false;
+            self.c_error.d.next = false;
+        }
+    }
+}
+
+/// The default build: 4096 MRs, 256 TLB entries, 8192 page-table entries.
+pub type MrTlbDefault = MrTlb<12, 8, 13>;
+/// A small build for fast tests: 64 MRs, 8 TLB entries (heavy thrash),
+/// 256 page-table entries.
+pub type MrTlbSmall = MrTlb<6, 3, 8>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mr_tlb_synthesizes() {
+        let mut uut = MrTlbSmall::new();
+        uut.connect_all();
+        yosys_validate("mr_tlb_small", &generate_verilog(&uut)).unwrap();
+    }
+
+    #[test]
+    #[should_panic(expected = "TLB index bits")]
+    fn parameters_are_checked() {
+        let _ = MrTlb::<12, 13, 13>::new();
+    }
+}
