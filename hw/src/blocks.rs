@@ -255,10 +255,8 @@ mod tests {
     #[test]
     fn bad_names_and_widths_list_valid_values() {
         let e = generate("crc33", 64).unwrap_err();
-        assert!(
-            e.to_string().contains("crc32, axis_register, mr_tlb"),
-            "{e}"
-        );
+        let names: Vec<&str> = BLOCKS.iter().map(|b| b.name).collect();
+        assert!(e.to_string().ends_with(&names.join(", ")), "{e}");
         let e = generate("crc32", 96).unwrap_err();
         assert_eq!(
             e.to_string(),
