@@ -420,6 +420,9 @@ pub struct RoceTx<const W: usize, const K: usize> {
     hbeat: HdrBeat<W>,
     fshift: ByteShift<W>,
     kmask: KeepMask<W, K>,
+    /// `tkeep` the last payload beat must have.
+    pkeep: CountKeep<K>,
+    want_keep: Signal<Local, Bits<K>>,
     ob: DFF<Bits<14>>,
     ib: DFF<Bits<14>>,
     prev: DFF<Bits<W>>,
@@ -474,6 +477,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     m_user: Signal<Local, Bit>,
     // Constants.
     lanes: Constant<Bits<8>>,
+    all_keep: Constant<Bits<K>>,
     min_fl: Constant<Bits<17>>,
     a_plain: Constant<Bits<14>>,
     a_tagged: Constant<Bits<14>>,
@@ -542,6 +546,8 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             hbeat: Default::default(),
             fshift: Default::default(),
             kmask: Default::default(),
+            pkeep: Default::default(),
+            want_keep: Default::default(),
             ob: Default::default(),
             ib: Default::default(),
             prev: Default::default(),
@@ -592,6 +598,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             m_last: Default::default(),
             m_user: Default::default(),
             lanes: Constant::new((K as u64).into()),
+            all_keep: Constant::new(!Bits::<K>::default()),
             min_fl: Constant::new(min_fl.into()),
             a_plain: Constant::new(((eu / K) as u64).into()),
             a_tagged: Constant::new(((et / K) as u64).into()),
@@ -702,8 +709,15 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             & (!self.fq_valid.q.val() | self.fq_take.val())
             & (!self.need_in.val() | self.s_payload.tvalid.val());
         self.s_payload.tready.next = (self.go.val() & self.need_in.val()) | self.drain.q.val();
+        // Bytes past the descriptor's length are dropped even within a beat.
+        self.pkeep.c.next = bit_cast::<8, 7>(self.hb.payload_last_count.val());
+        if self.ib.q.val() == self.hb.payload_beats.val() - 1 {
+            self.want_keep.next = self.pkeep.keep.val();
+        } else {
+            self.want_keep.next = self.all_keep.val();
+        }
         self.kmask.d.next = self.s_payload.tdata.val();
-        self.kmask.keep.next = self.s_payload.tkeep.val();
+        self.kmask.keep.next = self.s_payload.tkeep.val() & self.want_keep.val();
         self.hbeat.hdr.next = self.hb.hdr.val();
         self.hbeat.idx.next = bit_cast::<5, 14>(self.ob.q.val());
         if self.ob.q.val() == bit_cast::<14, 5>(self.hb.head_beats.val()) {
@@ -720,7 +734,9 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.bad_now.next = self.need_in.val()
             & (self.s_payload.tuser.val()
                 | (self.s_payload.tlast.val()
-                    != (self.ib.q.val() == self.hb.payload_beats.val() - 1)));
+                    != (self.ib.q.val() == self.hb.payload_beats.val() - 1))
+                | (self.s_payload.tlast.val()
+                    & (self.s_payload.tkeep.val() != self.want_keep.val())));
         self.hb.out_ready.next = false;
         self.err_pulse.d.next = false;
         if self.go.val() {
@@ -745,6 +761,10 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.fq_z.d.next = 0.into();
             }
             self.ob.d.next = self.ob.q.val() + 1;
+            if self.in_body.val() {
+                // A beat past a short payload packet reads zeros from here on.
+                self.prev.d.next = 0.into();
+            }
             if self.need_in.val() {
                 self.ib.d.next = self.ib.q.val() + 1;
                 self.prev.d.next = self.kmask.y.val();

@@ -81,6 +81,8 @@ macro_rules! header_struct {
             pub last_count: Signal<Out, Bits<7>>,
             /// Payload beats to read: `ceil(payload_len / K)`, 0 without payload.
             pub payload_beats: Signal<Out, Bits<14>>,
+            /// Bytes in the last payload beat (1..=K; meaningless without payload).
+            pub payload_last_count: Signal<Out, Bits<7>>,
             /// The `K` header bytes that end at `hdr_len` (bytes before the
             /// header read as zero): the top `head_tail` lanes are the header
             /// bytes the first payload beat shares.
@@ -123,6 +125,7 @@ macro_rules! header_struct {
                     frame_beats: Default::default(),
                     last_count: Default::default(),
                     payload_beats: Default::default(),
+                    payload_last_count: Default::default(),
                     tail_beat: Default::default(),
                     is_vlan: Default::default(),
                     is_ipv6: Default::default(),
@@ -461,9 +464,11 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             "always @(posedge clock) if (adv2 & v1) begin\n\
              \x20   is_vlan <= sel1[5];\n    is_ipv6 <= sel1[4];\n    hdr_len <= hl;\n    frame_len <= fl;\n    pad <= pad1;\n    known <= kn1;\n    has_payload <= hp1;\n\
              \x20   payload_beats <= ({{1'b0, pl1}} + 17'd{}) >> {log2k};\n\
+             \x20   payload_last_count <= ((pl1 - 16'd1) & 16'd{}) + 16'd1;\n\
              \x20   head_beats <= hl >> {log2k};\n    head_tail <= hl & 7'd{};\n\
              \x20   frame_beats <= (fl + 17'd{}) >> {log2k};\n\
              \x20   last_count <= ((fl - 17'd1) & 17'd{}) + 17'd1;\n",
+            K - 1,
             K - 1,
             K - 1,
             K - 1,
@@ -659,6 +664,7 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
             self.last_count.next = (((fl - 1) % K + 1) as u64).into();
             let pl = fl - hl - pad as usize;
             self.payload_beats.next = (pl.div_ceil(K) as u64).into();
+            self.payload_last_count.next = (((pl.max(1) - 1) % K + 1) as u64).into();
             let mut t = Bits::<W>::default();
             for lane in 0..K {
                 if let Some(byte) = (hl + lane).checked_sub(K).map(|i| bytes[i]) {
@@ -685,6 +691,7 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.frame_beats.connect();
         self.last_count.connect();
         self.payload_beats.connect();
+        self.payload_last_count.connect();
         self.tail_beat.connect();
         self.is_vlan.connect();
         self.is_ipv6.connect();

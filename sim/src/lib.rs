@@ -20,6 +20,7 @@ pub mod mr_model;
 pub mod rng;
 pub mod rx;
 pub mod traffic;
+pub mod tx;
 
 /// Verilator models, generated from the roce-hw block catalogue.
 #[allow(

@@ -5,8 +5,6 @@
 //! agree. Fields an opcode does not use carry random garbage and must not
 //! leak into the header.
 
-mod common;
-
 use roce_sim::models::{TxHeaderW512, TxHeaderW64};
 use roce_sim::rng::Rng;
 use roce_sim::traffic::FrameGen;
@@ -101,6 +99,14 @@ macro_rules! check {
             "{}",
             ctx
         );
+        if pl_used > 0 {
+            assert_eq!(
+                dut.get_payload_last_count() as usize,
+                (pl_used - 1) % k + 1,
+                "{}",
+                ctx
+            );
+        }
         let tail = words_to_bytes(&dut.get_tail_beat());
         for lane in 0..k {
             let want_byte = (hl + lane).checked_sub(k).map_or(0, |i| want.hdr[i]);
@@ -147,7 +153,7 @@ macro_rules! run {
             let offer = next < descs.len() && (!phase2 || junk.chance(700));
             if offer {
                 let (repr, pl) = &descs[next];
-                drive_desc!(dut, set_, repr, *pl, &mut junk);
+                roce_sim::drive_desc!(dut, set_, repr, *pl, &mut junk);
             }
             dut.set_in_valid(offer);
             let ready = !phase2 || junk.chance(600);
