@@ -15,6 +15,7 @@
 pub mod axis;
 pub mod bfm;
 pub mod capture;
+pub mod descriptors;
 pub mod model;
 pub mod mr_model;
 pub mod rng;

@@ -36,6 +36,23 @@ enum Command {
         #[arg(long, default_value_t = 64, value_parser = parse_width)]
         width: usize,
     },
+    /// Build frames from JSON descriptors (see `roce_sim::descriptors`:
+    /// DESIGN §7 field names plus MACs, IP addresses and payload) and write
+    /// them to a pcap.
+    Emit {
+        /// Descriptor file: `{"frames": [...]}`.
+        #[arg(long)]
+        json: PathBuf,
+        /// Output pcap (Ethernet, no FCS).
+        #[arg(long)]
+        pcap: PathBuf,
+        /// Which implementation builds the frames.
+        #[arg(long, value_enum, default_value_t = Engine::Model)]
+        engine: Engine,
+        /// Data width of the hardware builder (`--engine hw`): 64 or 512.
+        #[arg(long, default_value_t = 64, value_parser = parse_width)]
+        width: usize,
+    },
     /// Simulated datapath benchmarks.
     Bench {
         #[command(subcommand)]
@@ -46,8 +63,8 @@ enum Command {
 #[derive(Subcommand)]
 enum BenchWhat {
     /// Back-to-back frames of 64, 256, 1024, 4096 and 9000 bytes through the
-    /// receive parser: cycles per frame against ceil(len / (W/8)), stalls,
-    /// latency.
+    /// receive parser and the frame builder: cycles per frame against
+    /// ceil(len / (W/8)), stalls, latency.
     Datapath {
         /// Data width: 64 or 512.
         #[arg(long, default_value_t = 64, value_parser = parse_width)]
@@ -59,7 +76,7 @@ enum BenchWhat {
 enum Engine {
     /// The roce-wire software model.
     Model,
-    /// The roce_rx hardware parser, simulated by Verilator.
+    /// The hardware (roce_rx to parse, roce_tx to emit), simulated by Verilator.
     Hw,
 }
 
@@ -72,10 +89,17 @@ fn main() -> ExitCode {
             stats,
             width,
         } => parse(&pcap, stats, engine, width),
+        Command::Emit {
+            json,
+            pcap,
+            engine,
+            width,
+        } => emit(&json, &pcap, engine, width),
         Command::Bench {
             what: BenchWhat::Datapath { width },
         } => {
             println!("{}", roce_sim::rx::bench(width));
+            println!("{}", roce_sim::tx::bench(width));
             ExitCode::SUCCESS
         }
     }
@@ -134,7 +158,43 @@ fn parse(path: &std::path::Path, print_stats: bool, engine: Engine, width: usize
     ExitCode::SUCCESS
 }
 
-/// `--width`: a width with a `roce_rx` model.
+fn emit(json: &std::path::Path, pcap: &std::path::Path, engine: Engine, width: usize) -> ExitCode {
+    let text = match std::fs::read_to_string(json) {
+        Ok(t) => t,
+        Err(e) => return fail(format_args!("cannot read {}: {e}", json.display())),
+    };
+    let frames = match roce_sim::descriptors::parse_document(&text) {
+        Ok(f) => f,
+        Err(e) => return fail(format_args!("{}: {e}", json.display())),
+    };
+    let bytes: Vec<Vec<u8>> = match engine {
+        Engine::Model => frames
+            .iter()
+            .map(|(r, p)| r.to_bytes(p).expect("a parsed descriptor emits"))
+            .collect(),
+        Engine::Hw => roce_sim::tx::emit_hw(width, &frames),
+    };
+    let file = match std::fs::File::create(pcap) {
+        Ok(f) => f,
+        Err(e) => return fail(format_args!("cannot create {}: {e}", pcap.display())),
+    };
+    let written = (|| -> Result<(), pcap_file::PcapError> {
+        let mut w = pcap_file::pcap::PcapWriter::new(BufWriter::new(file))?;
+        for (i, f) in bytes.iter().enumerate() {
+            let ts = std::time::Duration::from_micros(i as u64);
+            w.write_packet(&pcap_file::pcap::PcapPacket::new(ts, f.len() as u32, f))?;
+        }
+        w.into_writer()
+            .flush()
+            .map_err(pcap_file::PcapError::IoError)
+    })();
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(format_args!("writing {}: {e}", pcap.display())),
+    }
+}
+
+/// `--width`: a width with `roce_rx` and `roce_tx` models.
 fn parse_width(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(w) if roce_sim::rx::WIDTHS.contains(&w) => Ok(w),
