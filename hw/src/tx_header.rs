@@ -333,8 +333,8 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             "reg v1, v2;\n\
              wire adv2 = !v2 | out_ready;\n\
              wire adv1 = !v1 | adv2;\n\
-             assign in_ready = adv1;\n\
-             assign out_valid = v2;\n\
+             always @(*) in_ready = adv1;\n\
+             always @(*) out_valid = v2;\n\
              always @(posedge clock) begin\n\
              \x20   if (reset) begin v1 <= 1'b0; v2 <= 1'b0; end\n\
              \x20   else begin\n\
