@@ -300,7 +300,10 @@ mod tests {
     fn csr_build() {
         let g = generate("csr", 256).unwrap();
         assert_eq!(g.top, "csr_w256");
-        assert!(g.ports.iter().any(|p| p.name == "s_axil_awaddr" && p.width == 18));
+        assert!(g
+            .ports
+            .iter()
+            .any(|p| p.name == "s_axil_awaddr" && p.width == 18));
         assert!(g
             .ports
             .iter()
@@ -309,7 +312,10 @@ mod tests {
 
     #[test]
     fn every_block_generates_with_ports() {
-        for spec in BLOCKS.iter().filter(|b| !["mr_tlb", "csr"].contains(&b.name)) {
+        for spec in BLOCKS
+            .iter()
+            .filter(|b| !["mr_tlb", "csr"].contains(&b.name))
+        {
             let g = generate(spec.name, 64).unwrap();
             assert!(g.verilog.contains(&format!("module {}(", g.top)));
             assert!(!g.verilog.contains("module top"), "rename missed a module");

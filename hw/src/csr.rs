@@ -101,7 +101,11 @@ pub fn ctx_layout() -> Vec<(&'static Register, &'static Field, usize)> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
     /// Flip-flop `index`: reset value, bits it stores.
-    Flop { index: usize, reset: u32, store: u32 },
+    Flop {
+        index: usize,
+        reset: u32,
+        store: u32,
+    },
     /// A constant.
     Const(u32),
     /// Counter input lane.
@@ -155,7 +159,12 @@ impl Plan {
         for b in BLOCKS {
             for r in b.registers {
                 if b.name == roce_regs::qp::BLOCK.name && is_ctx_register(r) {
-                    assert_eq!(r.access, Access::RW, "qp.{}: context registers are RW", r.name);
+                    assert_eq!(
+                        r.access,
+                        Access::RW,
+                        "qp.{}: context registers are RW",
+                        r.name
+                    );
                     let base = *ctx_base.get_or_insert(b.base + r.offset);
                     let offset = b.base + r.offset - base;
                     assert!(offset < QP_STRIDE, "qp.{} outside the context", r.name);
@@ -269,9 +278,19 @@ impl Plan {
         )
         .unwrap();
         for (p, a) in [("w", "wa"), ("r", "ra")] {
-            writeln!(s, "wire {p}_in_ctx = ({a} >= {wa}'d{lo}) && ({a} < {wa}'d{hi});").unwrap();
+            writeln!(
+                s,
+                "wire {p}_in_ctx = ({a} >= {wa}'d{lo}) && ({a} < {wa}'d{hi});"
+            )
+            .unwrap();
             writeln!(s, "wire [{}:0] {p}_rel = {a} - {wa}'d{lo};", wa - 1).unwrap();
-            writeln!(s, "wire [{}:0] {p}_qpn = {p}_rel[{}:{sh}];", qa - 1, qa + sh - 1).unwrap();
+            writeln!(
+                s,
+                "wire [{}:0] {p}_qpn = {p}_rel[{}:{sh}];",
+                qa - 1,
+                qa + sh - 1
+            )
+            .unwrap();
             writeln!(s, "wire [{}:0] {p}_reg = {p}_rel[{}:0];", sh - 1, sh - 1).unwrap();
             writeln!(s, "reg {p}_ctx_hit;\nreg {p}_hit;").unwrap();
             writeln!(s, "always @(*) begin\n    {p}_ctx_hit = 1'b0;").unwrap();
@@ -279,9 +298,19 @@ impl Plan {
             for c in &self.ctx {
                 writeln!(s, "        {sh}'d{}: {p}_ctx_hit = 1'b1;", c.offset / 4).unwrap();
             }
-            writeln!(s, "        default: ;\n    endcase\n    {p}_hit = {p}_ctx_hit;\n    case ({a})").unwrap();
+            writeln!(
+                s,
+                "        default: ;\n    endcase\n    {p}_hit = {p}_ctx_hit;\n    case ({a})"
+            )
+            .unwrap();
             for w in &self.words {
-                writeln!(s, "        {wa}'d{}: {p}_hit = 1'b1; // {}", w.addr / 4, w.name).unwrap();
+                writeln!(
+                    s,
+                    "        {wa}'d{}: {p}_hit = 1'b1; // {}",
+                    w.addr / 4,
+                    w.name
+                )
+                .unwrap();
             }
             writeln!(s, "        default: ;\n    endcase\nend").unwrap();
         }
@@ -299,7 +328,11 @@ impl Plan {
         for (_, i, reset, _) in self.flops() {
             writeln!(s, "        f{i} <= 32'h{reset:08x};").unwrap();
         }
-        writeln!(s, "        unmapped <= 32'd0;\n    end else begin\n        if (wr_en) case (wa)").unwrap();
+        writeln!(
+            s,
+            "        unmapped <= 32'd0;\n    end else begin\n        if (wr_en) case (wa)"
+        )
+        .unwrap();
         for (w, i, _, store) in self.flops() {
             writeln!(
                 s,
@@ -314,7 +347,12 @@ impl Plan {
         )
         .unwrap();
         // CSR read of the non-context words.
-        writeln!(s, "reg [31:0] rd_q;\nreg rd_ctx;\nreg [{}:0] rd_reg;", sh - 1).unwrap();
+        writeln!(
+            s,
+            "reg [31:0] rd_q;\nreg rd_ctx;\nreg [{}:0] rd_reg;",
+            sh - 1
+        )
+        .unwrap();
         writeln!(
             s,
             "always @(posedge clock) begin\n    if (rd_en) begin\n        rd_err <= ~r_hit;\n        rd_ctx <= r_ctx_hit;\n        rd_reg <= r_reg;\n        case (ra)"
@@ -329,7 +367,11 @@ impl Plan {
             };
             writeln!(s, "            {wa}'d{}: rd_q <= {e};", w.addr / 4).unwrap();
         }
-        writeln!(s, "            default: rd_q <= 32'd0;\n        endcase\n    end\nend").unwrap();
+        writeln!(
+            s,
+            "            default: rd_q <= 32'd0;\n        endcase\n    end\nend"
+        )
+        .unwrap();
         // Context RAMs: one write port (CSR), two registered read ports.
         let mut pack = Vec::new();
         for (k, c) in self.ctx.iter().enumerate() {
@@ -508,8 +550,9 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                     self._rd_q = match w.src {
                         Source::Flop { index, .. } => self._flops[index],
                         Source::Const(c) => c,
-                        Source::Lane(l) => (0..32)
-                            .fold(0, |v, i| v | (lanes.get_bit(32 * l + i) as u32) << i),
+                        Source::Lane(l) => {
+                            (0..32).fold(0, |v, i| v | (lanes.get_bit(32 * l + i) as u32) << i)
+                        }
                         Source::Unmapped => self._unmapped,
                     };
                 }
@@ -816,7 +859,10 @@ mod tests {
                 }
             }
         }
-        assert_eq!(ctx_layout().last().map(|(_, f, at)| at + f.width as usize), Some(QP_CTX_BITS));
+        assert_eq!(
+            ctx_layout().last().map(|(_, f, at)| at + f.width as usize),
+            Some(QP_CTX_BITS)
+        );
     }
 
     #[test]

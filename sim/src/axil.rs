@@ -184,10 +184,16 @@ impl AxilMaster {
         }
         // Idle channels carry garbage payloads: the slave must ignore them.
         let junk = self.rng.next_u32();
-        s.set_aw(self.aw_cur.is_some(), self.aw_cur.unwrap_or(junk) & addr_mask());
+        s.set_aw(
+            self.aw_cur.is_some(),
+            self.aw_cur.unwrap_or(junk) & addr_mask(),
+        );
         let (d, st) = self.w_cur.unwrap_or((junk, junk & 0xF));
         s.set_w(self.w_cur.is_some(), d, st);
-        s.set_ar(self.ar_cur.is_some(), self.ar_cur.unwrap_or(!junk) & addr_mask());
+        s.set_ar(
+            self.ar_cur.is_some(),
+            self.ar_cur.unwrap_or(!junk) & addr_mask(),
+        );
         self.b_ready = !self.rng.chance(self.timing.stall);
         self.r_ready = !self.rng.chance(self.timing.stall);
         s.set_b_ready(self.b_ready);
@@ -212,7 +218,10 @@ impl AxilMaster {
         self.b_held = None;
         if let Some(resp) = b {
             if self.b_ready {
-                let tag = self.b_due.pop_front().expect("B response with no write due");
+                let tag = self
+                    .b_due
+                    .pop_front()
+                    .expect("B response with no write due");
                 self.done.push_back(Done::Write { tag, resp });
             } else {
                 self.b_held = Some(resp);
@@ -220,7 +229,11 @@ impl AxilMaster {
         }
         let r = s.r();
         if let Some(held) = self.r_held {
-            assert_eq!(r, Some(held), "rvalid/rdata/rresp changed before the handshake");
+            assert_eq!(
+                r,
+                Some(held),
+                "rvalid/rdata/rresp changed before the handshake"
+            );
         }
         self.r_held = None;
         if let Some((data, resp)) = r {

@@ -78,7 +78,12 @@ impl RefRegs {
                         counter,
                         ctx: is_ctx(r).then_some(i),
                     };
-                    assert!(words.insert(addr, e).is_none(), "{}.{} overlaps", b.name, r.name);
+                    assert!(
+                        words.insert(addr, e).is_none(),
+                        "{}.{} overlaps",
+                        b.name,
+                        r.name
+                    );
                 }
             }
         }
@@ -187,7 +192,12 @@ impl Bench {
         for a in self.r.addrs() {
             let (d, resp) = self.read(a);
             assert_eq!(resp, OKAY, "read {a:#x}");
-            assert_eq!(Some(d), self.r.read(a), "{} at {a:#x}", self.r.words[&a].reg.name);
+            assert_eq!(
+                Some(d),
+                self.r.read(a),
+                "{} at {a:#x}",
+                self.r.words[&a].reg.name
+            );
         }
     }
 
@@ -225,12 +235,11 @@ fn reset_values() {
 #[test]
 fn rw_fields_land_in_their_bits() {
     let mut b = Bench::new("csr::rw_fields_land_in_their_bits", 2, Timing::RANDOM);
-    let rw: Vec<u32> = b
-        .r
-        .addrs()
-        .into_iter()
-        .filter(|a| b.r.words[a].access == Access::RW)
-        .collect();
+    let rw: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|a| b.r.words[a].access == Access::RW)
+            .collect();
     for _round in 0..2 {
         for &a in &rw {
             let v = b.rng.next_u32();
@@ -255,12 +264,11 @@ fn ro_registers_ignore_writes() {
     let mut lanes = [0u32; LANES];
     lanes.iter_mut().for_each(|l| *l = b.rng.next_u32());
     b.set_lanes(lanes);
-    let ro: Vec<u32> = b
-        .r
-        .addrs()
-        .into_iter()
-        .filter(|a| b.r.words[a].access == Access::RO)
-        .collect();
+    let ro: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|a| b.r.words[a].access == Access::RO)
+            .collect();
     assert!(ro.len() > BLOCKS.len());
     for &a in &ro {
         let v = b.rng.next_u32();
@@ -272,7 +280,11 @@ fn ro_registers_ignore_writes() {
 
 #[test]
 fn unmapped_accesses_answer_slverr_and_count() {
-    let mut b = Bench::new("csr::unmapped_accesses_answer_slverr_and_count", 4, Timing::RANDOM);
+    let mut b = Bench::new(
+        "csr::unmapped_accesses_answer_slverr_and_count",
+        4,
+        Timing::RANDOM,
+    );
     let ctr = roce_regs::ctr::counter::addr(Counter::CsrUnmapped.index());
     for i in 0..1500 {
         let a = b.random_unmapped();
@@ -295,13 +307,16 @@ fn unmapped_accesses_answer_slverr_and_count() {
 
 #[test]
 fn partial_context_writes_answer_slverr() {
-    let mut b = Bench::new("csr::partial_context_writes_answer_slverr", 5, Timing::RANDOM);
-    let ctx: Vec<u32> = b
-        .r
-        .addrs()
-        .into_iter()
-        .filter(|a| b.r.words[a].ctx.is_some())
-        .collect();
+    let mut b = Bench::new(
+        "csr::partial_context_writes_answer_slverr",
+        5,
+        Timing::RANDOM,
+    );
+    let ctx: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|a| b.r.words[a].ctx.is_some())
+            .collect();
     for _ in 0..300 {
         let a = ctx[b.rng.below(ctx.len() as u64) as usize];
         let v = b.rng.next_u32();
@@ -317,7 +332,11 @@ fn partial_context_writes_answer_slverr() {
 
 #[test]
 fn qp_contexts_reach_the_datapath_port() {
-    let mut b = Bench::new("csr::qp_contexts_reach_the_datapath_port", 6, Timing::RANDOM);
+    let mut b = Bench::new(
+        "csr::qp_contexts_reach_the_datapath_port",
+        6,
+        Timing::RANDOM,
+    );
     let n = n_qps();
     for round in 0..4 {
         // Program random contexts (whole words) through the CSR window.
@@ -341,7 +360,11 @@ fn qp_contexts_reach_the_datapath_port() {
             b.m.drive(&mut b.dut);
             b.dut.eval();
             if let Some(p) = prev {
-                assert_eq!(b.dut.get_qp_rd_data(), b.r.packed_ctx(p), "QP {p}, round {round}");
+                assert_eq!(
+                    b.dut.get_qp_rd_data(),
+                    b.r.packed_ctx(p),
+                    "QP {p}, round {round}"
+                );
             }
             b.m.sample(&b.dut);
             b.dut.tick();
@@ -375,7 +398,12 @@ fn counters_read_their_inputs() {
         for c in Counter::ALL {
             let (d, resp) = b.read(roce_regs::ctr::counter::addr(c.index()));
             assert_eq!(resp, OKAY);
-            assert_eq!(Some(d), b.r.read(roce_regs::ctr::counter::addr(c.index())), "{}", c.name());
+            assert_eq!(
+                Some(d),
+                b.r.read(roce_regs::ctr::counter::addr(c.index())),
+                "{}",
+                c.name()
+            );
         }
     }
 }
@@ -455,4 +483,323 @@ fn mixed_traffic_full_rate() {
         "full rate: {ops} transactions in {cycles} cycles ({:.2} cycles each)",
         cycles as f64 / ops as f64
     );
+}
+
+/// Unpack the datapath port's context into (register, field) values,
+/// walking the same packing as [`RefRegs::packed_ctx`].
+fn unpack_ctx(words: &[u32; CTX_WORDS]) -> BTreeMap<(&'static str, &'static str), u32> {
+    let mut out = BTreeMap::new();
+    let mut at = 0;
+    for r in roce_regs::qp::BLOCK.registers.iter().filter(|r| is_ctx(r)) {
+        for f in r.fields {
+            let v = (0..f.width as usize).fold(0u32, |v, b| {
+                v | (words[(at + b) / 32] >> ((at + b) % 32) & 1) << b
+            });
+            out.insert((r.name, f.name), v);
+            at += f.width as usize;
+        }
+    }
+    out
+}
+
+/// Co-simulation (issue 5, 5a without the ISS): the firmware's QP-modify
+/// logic runs on the host against the Verilated CSR block; every register
+/// access it makes is an AXI4-Lite transaction from the BFM.
+mod cosim {
+    use super::*;
+    use roce_fw::qp::Request;
+    use roce_fw::{Firmware, Regs};
+    use roce_regs::qp::{access, dest_qpn, dmac_hi, dmac_lo, path, rd_atomic, rq_psn, sq_psn};
+    use roce_regs::qp::{state, timers};
+    use roce_regs::{mbox, AccessFlag, AttrMask as A, Command, QpState, QpType, ResultCode};
+
+    impl Regs for Bench {
+        fn read32(&mut self, offset: u32) -> u32 {
+            let (d, resp) = self.read(offset);
+            assert_eq!(resp, OKAY, "firmware read {offset:#x}");
+            d
+        }
+        fn write32(&mut self, offset: u32, value: u32) {
+            self.write(offset, value, 0xF);
+        }
+    }
+
+    /// The context of QP `q` as the datapath sees it.
+    fn port(b: &mut Bench, q: u32) -> [u32; CTX_WORDS] {
+        b.dut.set_qp_rd_addr(q);
+        b.dut.eval();
+        b.dut.tick();
+        b.dut.eval();
+        b.dut.get_qp_rd_data()
+    }
+
+    fn table(b: &mut Bench) -> Vec<[u32; CTX_WORDS]> {
+        (0..n_qps()).map(|q| port(b, q)).collect()
+    }
+
+    /// Post `req` as a host would, run one firmware step, and return the
+    /// result the host reads from `mbox.status`.
+    fn post(b: &mut Bench, fw: &Firmware, req: &Request) -> ResultCode {
+        req.write(b);
+        b.write32(
+            mbox::cmd::ADDR,
+            mbox::cmd::OP.val(Command::ModifyQp.value()),
+        );
+        let seq = mbox::status::SEQ.get(b.read32(mbox::status::ADDR));
+        b.write32(mbox::doorbell::ADDR, mbox::doorbell::GO.val(1));
+        let ran = fw.poll(b);
+        assert!(ran.is_some(), "the firmware saw no doorbell");
+        assert_eq!(mbox::doorbell::GO.get(b.read32(mbox::doorbell::ADDR)), 0);
+        let status = b.read32(mbox::status::ADDR);
+        assert_eq!(mbox::status::SEQ.get(status), (seq + 1) & 0xFFFF);
+        let result = ResultCode::from_value(mbox::status::RESULT.get(status)).unwrap();
+        assert_eq!(Some(result), ran);
+        result
+    }
+
+    fn flags(f: &[AccessFlag]) -> u32 {
+        f.iter().fold(0, |m, f| m | f.value())
+    }
+
+    fn mask(m: &[A]) -> u32 {
+        m.iter().fold(0, |x, a| x | a.value())
+    }
+
+    #[test]
+    fn firmware_brings_a_qp_up_on_the_csr_block() {
+        let mut b = Bench::new("csr::cosim::firmware_brings_a_qp_up", 10, Timing::RANDOM);
+        let fw = Firmware::boot(&mut b);
+        assert_eq!(fw.limits.qp_count, n_qps());
+        let n = n_qps();
+        for _ in 0..3 {
+            let q = b.rng.below(n as u64) as u32;
+            let before = table(&mut b);
+            let init = Request {
+                qpn: q,
+                mask: mask(&[A::State, A::QpType, A::PkeyIndex, A::AccessFlags]),
+                qp_state: QpState::Init.value(),
+                qp_type: QpType::Rc.value(),
+                pkey_index: b.rng.below(roce_regs::PKEY_COUNT as u64) as u32,
+                access_flags: flags(&[AccessFlag::RemoteWrite, AccessFlag::RemoteRead]),
+                ..Request::default()
+            };
+            assert_eq!(post(&mut b, &fw, &init), ResultCode::Ok);
+            let c = unpack_ctx(&port(&mut b, q));
+            assert_eq!(c[&("state", state::STATE.name)], QpState::Init.value());
+            assert_eq!(c[&("state", state::TYPE.name)], QpType::Rc.value());
+            assert_eq!(c[&("path", path::PKEY_INDEX.name)], init.pkey_index);
+            assert_eq!(c[&("access", access::FLAGS.name)], init.access_flags);
+            let rtr = Request {
+                qpn: q,
+                mask: mask(&[
+                    A::State,
+                    A::Av,
+                    A::PathMtu,
+                    A::DestQpn,
+                    A::RqPsn,
+                    A::MaxDestRdAtomic,
+                    A::MinRnrTimer,
+                ]),
+                qp_state: QpState::Rtr.value(),
+                sgid_index: b.rng.below(roce_regs::GID_COUNT as u64) as u32,
+                dmac_hi: b.rng.next_u32() & 0xFFFF,
+                dmac_lo: b.rng.next_u32(),
+                dgid: [
+                    b.rng.next_u32(),
+                    b.rng.next_u32(),
+                    b.rng.next_u32(),
+                    b.rng.next_u32(),
+                ],
+                path_mtu: roce_wire::Pmtu::Mtu1024.code() as u32,
+                dest_qpn: b.rng.next_u32() & 0xFF_FFFF,
+                rq_psn: b.rng.next_u32() & 0xFF_FFFF,
+                max_dest_rd_atomic: b.rng.below(roce_regs::MAX_DEST_RD_ATOMIC as u64 + 1) as u32,
+                min_rnr_timer: b.rng.below(32) as u32,
+                ..Request::default()
+            };
+            assert_eq!(post(&mut b, &fw, &rtr), ResultCode::Ok);
+            let rts = Request {
+                qpn: q,
+                mask: mask(&[
+                    A::State,
+                    A::Timeout,
+                    A::RetryCnt,
+                    A::RnrRetry,
+                    A::SqPsn,
+                    A::MaxRdAtomic,
+                ]),
+                qp_state: QpState::Rts.value(),
+                timeout: b.rng.below(32) as u32,
+                retry_cnt: b.rng.below(8) as u32,
+                rnr_retry: b.rng.below(8) as u32,
+                sq_psn: b.rng.next_u32() & 0xFF_FFFF,
+                max_rd_atomic: b.rng.below(roce_regs::MAX_RD_ATOMIC as u64 + 1) as u32,
+                ..Request::default()
+            };
+            assert_eq!(post(&mut b, &fw, &rts), ResultCode::Ok);
+            let c = unpack_ctx(&port(&mut b, q));
+            let want = [
+                (("state", state::STATE.name), QpState::Rts.value()),
+                (("dest_qpn", dest_qpn::QPN.name), rtr.dest_qpn),
+                (("rq_psn", rq_psn::PSN.name), rtr.rq_psn),
+                (("sq_psn", sq_psn::PSN.name), rts.sq_psn),
+                (("path", path::PMTU.name), rtr.path_mtu),
+                (("path", path::SGID_INDEX.name), rtr.sgid_index),
+                (("timers", timers::TIMEOUT.name), rts.timeout),
+                (("timers", timers::RETRY_CNT.name), rts.retry_cnt),
+                (("timers", timers::RNR_RETRY.name), rts.rnr_retry),
+                (("timers", timers::MIN_RNR_TIMER.name), rtr.min_rnr_timer),
+                (
+                    ("rd_atomic", rd_atomic::MAX_RD_ATOMIC.name),
+                    rts.max_rd_atomic,
+                ),
+                (
+                    ("rd_atomic", rd_atomic::MAX_DEST_RD_ATOMIC.name),
+                    rtr.max_dest_rd_atomic,
+                ),
+                (("dmac_hi", dmac_hi::MAC.name), rtr.dmac_hi),
+                (("dmac_lo", dmac_lo::MAC.name), rtr.dmac_lo),
+                (("dgid_w0", "WORD"), rtr.dgid[0]),
+                (("dgid_w3", "WORD"), rtr.dgid[3]),
+            ];
+            for (k, v) in want {
+                assert_eq!(c[&k], v, "QP {q} {k:?}");
+            }
+            // No other QP changed.
+            let after = table(&mut b);
+            for p in (0..n).filter(|&p| p != q) {
+                assert_eq!(after[p as usize], before[p as usize], "QP {p} changed");
+            }
+        }
+    }
+
+    #[test]
+    fn illegal_requests_leave_the_table_unchanged() {
+        let mut b = Bench::new("csr::cosim::illegal_requests", 11, Timing::RANDOM);
+        let fw = Firmware::boot(&mut b);
+        let q = b.rng.below(n_qps() as u64) as u32;
+        // Bring the QP to Init first: some faults need a QP past Reset.
+        let init = Request {
+            qpn: q,
+            mask: mask(&[A::State, A::QpType, A::PkeyIndex, A::AccessFlags]),
+            qp_state: QpState::Init.value(),
+            qp_type: QpType::Rc.value(),
+            ..Request::default()
+        };
+        assert_eq!(post(&mut b, &fw, &init), ResultCode::Ok);
+        let rtr = Request {
+            qpn: q,
+            mask: mask(&[
+                A::State,
+                A::Av,
+                A::PathMtu,
+                A::DestQpn,
+                A::RqPsn,
+                A::MaxDestRdAtomic,
+                A::MinRnrTimer,
+            ]),
+            qp_state: QpState::Rtr.value(),
+            path_mtu: roce_wire::Pmtu::Mtu4096.code() as u32,
+            ..Request::default()
+        };
+        let bad: Vec<(Request, ResultCode)> = vec![
+            (
+                Request {
+                    qpn: n_qps(),
+                    ..rtr
+                },
+                ResultCode::BadQpn,
+            ),
+            (
+                Request {
+                    mask: rtr.mask | 1 << 2,
+                    ..rtr
+                },
+                ResultCode::UnknownMaskBit,
+            ),
+            (Request { qp_state: 7, ..rtr }, ResultCode::BadState),
+            (
+                Request {
+                    mask: rtr.mask | A::CurState.value(),
+                    cur_state: QpState::Rts.value(),
+                    ..rtr
+                },
+                ResultCode::CurStateMismatch,
+            ),
+            (
+                Request {
+                    qp_state: QpState::Rts.value(),
+                    mask: A::State.value(),
+                    ..rtr
+                },
+                ResultCode::BadTransition,
+            ),
+            (
+                Request {
+                    mask: rtr.mask & !A::RqPsn.value(),
+                    ..rtr
+                },
+                ResultCode::MissingAttr,
+            ),
+            (
+                Request {
+                    mask: rtr.mask | A::SqPsn.value(),
+                    ..rtr
+                },
+                ResultCode::DisallowedAttr,
+            ),
+            (Request { path_mtu: 6, ..rtr }, ResultCode::BadPmtu),
+            (
+                Request {
+                    rq_psn: 1 << 24,
+                    ..rtr
+                },
+                ResultCode::BadRqPsn,
+            ),
+            (
+                Request {
+                    dest_qpn: 1 << 24,
+                    ..rtr
+                },
+                ResultCode::BadDestQpn,
+            ),
+            (
+                Request {
+                    min_rnr_timer: 32,
+                    ..rtr
+                },
+                ResultCode::BadMinRnrTimer,
+            ),
+            (
+                Request {
+                    sgid_index: roce_regs::GID_COUNT,
+                    ..rtr
+                },
+                ResultCode::BadGidIndex,
+            ),
+            (
+                Request {
+                    dmac_hi: 1 << 16,
+                    ..rtr
+                },
+                ResultCode::BadDmac,
+            ),
+            (
+                Request {
+                    max_dest_rd_atomic: roce_regs::MAX_DEST_RD_ATOMIC + 1,
+                    ..rtr
+                },
+                ResultCode::BadMaxDestRdAtomic,
+            ),
+        ];
+        for (req, code) in bad {
+            let before = table(&mut b);
+            assert_eq!(post(&mut b, &fw, &req), code, "{req:?}");
+            assert_eq!(table(&mut b), before, "{code:?} changed the table");
+        }
+        // And the legal request still works afterwards.
+        assert_eq!(post(&mut b, &fw, &rtr), ResultCode::Ok);
+        let c = unpack_ctx(&port(&mut b, q));
+        assert_eq!(c[&("state", state::STATE.name)], QpState::Rtr.value());
+    }
 }
