@@ -27,8 +27,10 @@
 //! AXI behaviour: one write and one read in flight. AW and W are accepted
 //! independently (each has a one-entry holding register); the write happens
 //! when both are held and no B response is pending; B follows one cycle
-//! later. A read is accepted when no read is in flight; R is valid two
-//! cycles after the AR handshake. `ready` outputs depend only on state.
+//! later. A read is accepted when no read is in flight; R is valid three
+//! cycles after the AR handshake (decode and RAM read, RAM word registered,
+//! read mux registered): the context RAM's clock-to-out feeds a flip-flop
+//! and nothing else. `ready` outputs depend only on state.
 
 use roce_regs::{Access, Counter, Field, Register, BLOCKS, CSR_WINDOW_SIZE, QP_MAX, QP_STRIDE};
 use rust_hdl_core::prelude::*;
@@ -349,13 +351,13 @@ impl Plan {
         // CSR read of the non-context words.
         writeln!(
             s,
-            "reg [31:0] rd_q;\nreg rd_ctx;\nreg [{}:0] rd_reg;",
-            sh - 1
+            "reg [31:0] rd_q;\nreg rd_ctx;\nreg rd_err1;\nreg [{m}:0] rd_reg;\nreg [31:0] rd_q2;\nreg rd_ctx2;\nreg [{m}:0] rd_reg2;",
+            m = sh - 1
         )
         .unwrap();
         writeln!(
             s,
-            "always @(posedge clock) begin\n    if (rd_en) begin\n        rd_err <= ~r_hit;\n        rd_ctx <= r_ctx_hit;\n        rd_reg <= r_reg;\n        case (ra)"
+            "always @(posedge clock) begin\n    rd_q2 <= rd_q;\n    rd_ctx2 <= rd_ctx;\n    rd_reg2 <= rd_reg;\n    rd_err <= rd_err1;\n    if (rd_en) begin\n        rd_err1 <= ~r_hit;\n        rd_ctx <= r_ctx_hit;\n        rd_reg <= r_reg;\n        case (ra)"
         )
         .unwrap();
         for w in &self.words {
@@ -378,7 +380,7 @@ impl Plan {
             let reset = packed_reset(c.reg);
             writeln!(
                 s,
-                "reg [{m}:0] qm{k} [0:{}]; // qp.{}\nreg [{m}:0] qc{k};\nreg [{m}:0] qd{k};",
+                "reg [{m}:0] qm{k} [0:{}]; // qp.{}\nreg [{m}:0] qc{k};\nreg [{m}:0] qc2_{k};\nreg [{m}:0] qd{k};",
                 self.n - 1,
                 c.reg.name,
                 m = c.bits - 1
@@ -399,7 +401,7 @@ impl Plan {
                 .collect();
             writeln!(
                 s,
-                "always @(posedge clock) begin\n    if (wr_en && w_ctx_hit && wr_strb == 4'hf && w_reg == {sh}'d{}) qm{k}[w_qpn] <= {{{}}};\n    if (rd_en) qc{k} <= qm{k}[r_qpn];\n    qd{k} <= qm{k}[qp_rd_addr];\nend",
+                "always @(posedge clock) begin\n    if (wr_en && w_ctx_hit && wr_strb == 4'hf && w_reg == {sh}'d{}) qm{k}[w_qpn] <= {{{}}};\n    if (rd_en) qc{k} <= qm{k}[r_qpn];\n    qc2_{k} <= qc{k};\n    qd{k} <= qm{k}[qp_rd_addr];\nend",
                 c.offset / 4,
                 parts.join(", ")
             )
@@ -408,14 +410,14 @@ impl Plan {
         }
         pack.reverse();
         writeln!(s, "always @(*) qp_rd_data = {{{}}};", pack.join(", ")).unwrap();
-        writeln!(s, "always @(*) begin\n    rd_data = rd_q;\n    if (rd_ctx) begin\n        rd_data = 32'd0;\n        case (rd_reg)").unwrap();
+        writeln!(s, "always @(*) begin\n    rd_data = rd_q2;\n    if (rd_ctx2) begin\n        rd_data = 32'd0;\n        case (rd_reg2)").unwrap();
         for (k, c) in self.ctx.iter().enumerate() {
             let mut at = 0;
             let mut assigns = String::new();
             for f in c.reg.fields {
                 write!(
                     assigns,
-                    " rd_data[{}:{}] = qc{k}[{}:{}];",
+                    " rd_data[{}:{}] = qc2_{k}[{}:{}];",
                     f.lsb + f.width - 1,
                     f.lsb,
                     at + f.width as usize - 1,
@@ -456,7 +458,7 @@ pub struct CsrCore<const QA: usize> {
     pub wr_err: Signal<Out, Bit>,
     pub rd_en: Signal<In, Bit>,
     pub rd_addr: Signal<In, Bits<ADDR_BITS>>,
-    /// One cycle after `rd_en`.
+    /// Two cycles after `rd_en` (RAM read, then a register, then the mux).
     pub rd_data: Signal<Out, Bits<32>>,
     pub rd_err: Signal<Out, Bit>,
     pub counters: Signal<In, Bits<COUNTER_IN_BITS>>,
@@ -470,6 +472,8 @@ pub struct CsrCore<const QA: usize> {
     _rd_err: bool,
     _rd_ctx: Option<usize>,
     _qc: Vec<u64>,
+    /// Stage 2 of the CSR read: (data, error).
+    _out: (u32, bool),
     _qd: Vec<u64>,
 }
 
@@ -511,7 +515,24 @@ impl<const QA: usize> CsrCore<QA> {
             _rd_err: false,
             _rd_ctx: None,
             _qc: vec![0; k],
+            _out: (0, false),
             _qd: vec![0; k],
+        }
+    }
+
+    /// The word stage 1 of a CSR read holds.
+    fn stage1(&self) -> u32 {
+        match self._rd_ctx {
+            None => self._rd_q,
+            Some(k) => {
+                let mut at = 0;
+                let mut v = 0u32;
+                for f in self._plan.ctx[k].reg.fields {
+                    v = f.set(v, (self._qc[k] >> at) as u32);
+                    at += f.width as usize;
+                }
+                v
+            }
         }
     }
 
@@ -538,6 +559,7 @@ impl<const QA: usize> Logic for CsrCore<QA> {
             for (k, m) in self._mem.iter().enumerate() {
                 self._qd[k] = m[qa.min(m.len() - 1)];
             }
+            self._out = (self.stage1(), self._rd_err);
             if self.rd_en.val() {
                 self._rd_err = r_unmapped;
                 self._rd_ctx = None;
@@ -593,19 +615,8 @@ impl<const QA: usize> Logic for CsrCore<QA> {
             }
         }
         self.wr_err.next = w_err;
-        self.rd_err.next = self._rd_err;
-        self.rd_data.next = match self._rd_ctx {
-            None => (self._rd_q as u64).into(),
-            Some(k) => {
-                let mut at = 0;
-                let mut v = 0u32;
-                for f in self._plan.ctx[k].reg.fields {
-                    v = f.set(v, (self._qc[k] >> at) as u32);
-                    at += f.width as usize;
-                }
-                (v as u64).into()
-            }
-        };
+        self.rd_err.next = self._out.1;
+        self.rd_data.next = (self._out.0 as u64).into();
         let mut packed = Bits::<QP_CTX_BITS>::default();
         for (c, q) in self._plan.ctx.iter().zip(&self._qd) {
             for b in 0..c.bits {
@@ -689,6 +700,7 @@ pub struct Csr<const QA: usize> {
     b_resp: DFF<Bits<2>>,
     r_busy: DFF<Bit>,
     r_pend: DFF<Bit>,
+    r_pend2: DFF<Bit>,
     r_valid: DFF<Bit>,
     r_data: DFF<Bits<32>>,
     r_resp: DFF<Bits<2>>,
@@ -702,7 +714,7 @@ const _: () = assert!(roce_regs::QP_COUNT == 1 << 8);
 
 impl<const QA: usize> Csr<QA> {
     /// Cycles from the AR handshake to `rvalid`.
-    pub const READ_LATENCY: usize = 2;
+    pub const READ_LATENCY: usize = 3;
     /// Cycles from `qp_rd_addr` to `qp_rd_data`.
     pub const QP_READ_LATENCY: usize = 1;
 
@@ -740,6 +752,7 @@ impl<const QA: usize> Csr<QA> {
             b_resp: Default::default(),
             r_busy: Default::default(),
             r_pend: Default::default(),
+            r_pend2: Default::default(),
             r_valid: Default::default(),
             r_data: Default::default(),
             r_resp: Default::default(),
@@ -759,7 +772,7 @@ impl<const QA: usize> Logic for Csr<QA> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, aw_full, aw_addr, w_full, w_data, w_strb, b_valid, b_resp, r_busy, r_pend,
-            r_valid, r_data, r_resp
+            r_pend2, r_valid, r_data, r_resp
         );
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
@@ -802,7 +815,8 @@ impl<const QA: usize> Logic for Csr<QA> {
         if self.b_valid.q.val() & self.s_axil_bready.val() {
             self.b_valid.d.next = false;
         }
-        // Read: the decoder reads on the AR handshake; R two cycles later.
+        // Read: the decoder reads on the AR handshake (stage 1), registers
+        // the RAM words (stage 2), R after the read mux (stage 3).
         self.core.rd_addr.next = self.s_axil_araddr.val();
         self.core.rd_en.next = self.s_axil_arvalid.val() & !self.r_busy.q.val();
         self.r_pend.d.next = false;
@@ -810,7 +824,8 @@ impl<const QA: usize> Logic for Csr<QA> {
             self.r_busy.d.next = true;
             self.r_pend.d.next = true;
         }
-        if self.r_pend.q.val() {
+        self.r_pend2.d.next = self.r_pend.q.val();
+        if self.r_pend2.q.val() {
             self.r_valid.d.next = true;
             self.r_data.d.next = self.core.rd_data.val();
             if self.core.rd_err.val() {
@@ -829,6 +844,7 @@ impl<const QA: usize> Logic for Csr<QA> {
             self.b_valid.d.next = false;
             self.r_busy.d.next = false;
             self.r_pend.d.next = false;
+            self.r_pend2.d.next = false;
             self.r_valid.d.next = false;
         }
     }

@@ -408,6 +408,50 @@ fn counters_read_their_inputs() {
     }
 }
 
+/// Cycles from the AR handshake to `rvalid` (the catalogue's latency) and
+/// from the AW+W handshake to `bvalid`, with the master never waiting.
+#[test]
+fn latency() {
+    use roce_sim::axil::AxilSlave;
+    let mut b = Bench::new("csr::latency", 12, Timing::FULL_RATE);
+    let d = &mut b.dut;
+    d.set_b_ready(true);
+    d.set_r_ready(true);
+    d.set_ar(true, roce_regs::cfg::udp_sport::ADDR);
+    d.eval();
+    assert!(d.ar_ready());
+    d.tick();
+    d.set_ar(false, 0);
+    let mut read = 1;
+    while {
+        d.eval();
+        d.r().is_none()
+    } {
+        d.tick();
+        read += 1;
+        assert!(read < 10);
+    }
+    assert_eq!(Some(read), Dut::LATENCY, "AR handshake to rvalid");
+    d.tick();
+    d.set_aw(true, roce_regs::cfg::ipv4::ADDR);
+    d.set_w(true, 1, 0xF);
+    d.eval();
+    assert!(d.aw_ready() && d.w_ready());
+    d.tick();
+    d.set_aw(false, 0);
+    d.set_w(false, 0, 0);
+    let mut write = 1;
+    while {
+        d.eval();
+        d.b().is_none()
+    } {
+        d.tick();
+        write += 1;
+        assert!(write < 10);
+    }
+    eprintln!("AR to rvalid {read} cycles, AW+W to bvalid {write} cycles");
+}
+
 /// Batches of reads and writes in flight together, in random order on the
 /// channels. Within a batch an address is either read or written, so
 /// every read has one right answer.
