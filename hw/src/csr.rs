@@ -27,9 +27,9 @@
 //! AXI behaviour: one write and one read in flight. AW and W are accepted
 //! independently (each has a one-entry holding register); the write happens
 //! when both are held and no B response is pending; B follows one cycle
-//! later. A read is accepted when no read is in flight; R is valid three
-//! cycles after the AR handshake (decode and RAM read, RAM word registered,
-//! read mux registered): the context RAM's clock-to-out feeds a flip-flop
+//! later. A read is accepted when no read is in flight; R is valid four
+//! cycles after the AR handshake (address registered, decode and RAM read,
+//! RAM word registered, read mux registered): the context RAM's clock-to-out feeds a flip-flop
 //! and nothing else. `ready` outputs depend only on state.
 
 use roce_regs::{Access, Counter, Field, Register, BLOCKS, CSR_WINDOW_SIZE, QP_MAX, QP_STRIDE};
@@ -325,14 +325,14 @@ impl Plan {
         for (w, i, _, _) in self.flops() {
             writeln!(s, "reg [31:0] f{i}; // {}", w.name).unwrap();
         }
-        writeln!(s, "reg [31:0] unmapped;").unwrap();
+        writeln!(s, "reg [31:0] unmapped;\nreg un_w;\nreg un_r;").unwrap();
         writeln!(s, "always @(posedge clock) begin\n    if (reset) begin").unwrap();
         for (_, i, reset, _) in self.flops() {
             writeln!(s, "        f{i} <= 32'h{reset:08x};").unwrap();
         }
         writeln!(
             s,
-            "        unmapped <= 32'd0;\n    end else begin\n        if (wr_en) case (wa)"
+            "        unmapped <= 32'd0;\n        un_w <= 1'b0;\n        un_r <= 1'b0;\n    end else begin\n        if (wr_en) case (wa)"
         )
         .unwrap();
         for (w, i, _, store) in self.flops() {
@@ -345,7 +345,7 @@ impl Plan {
         }
         writeln!(
             s,
-            "            default: ;\n        endcase\n        unmapped <= unmapped + {{31'd0, wr_en & ~w_hit}} + {{31'd0, rd_en & ~r_hit}};\n    end\nend"
+            "            default: ;\n        endcase\n        un_w <= wr_en & ~w_hit;\n        un_r <= rd_en & ~r_hit;\n        unmapped <= unmapped + {{31'd0, un_w}} + {{31'd0, un_r}};\n    end\nend"
         )
         .unwrap();
         // CSR read of the non-context words.
@@ -467,6 +467,8 @@ pub struct CsrCore<const QA: usize> {
     _plan: Plan,
     _flops: Vec<u32>,
     _unmapped: u32,
+    /// Unmapped (write, read) seen last cycle, counted this cycle.
+    _un: (bool, bool),
     _mem: Vec<Vec<u64>>,
     _rd_q: u32,
     _rd_err: bool,
@@ -510,6 +512,7 @@ impl<const QA: usize> CsrCore<QA> {
             _plan: plan,
             _flops: flops,
             _unmapped: 0,
+            _un: (false, false),
             _mem: mem,
             _rd_q: 0,
             _rd_err: false,
@@ -595,6 +598,7 @@ impl<const QA: usize> Logic for CsrCore<QA> {
             if self.reset.val() {
                 self._flops = self._plan.flops().map(|(_, _, r, _)| r).collect();
                 self._unmapped = 0;
+                self._un = (false, false);
             } else {
                 if wr {
                     let data = val32(self.wr_data.val());
@@ -610,8 +614,9 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                 }
                 self._unmapped = self
                     ._unmapped
-                    .wrapping_add((wr && w_unmapped) as u32)
-                    .wrapping_add((self.rd_en.val() && r_unmapped) as u32);
+                    .wrapping_add(self._un.0 as u32)
+                    .wrapping_add(self._un.1 as u32);
+                self._un = (wr && w_unmapped, self.rd_en.val() && r_unmapped);
             }
         }
         self.wr_err.next = w_err;
@@ -699,6 +704,8 @@ pub struct Csr<const QA: usize> {
     b_valid: DFF<Bit>,
     b_resp: DFF<Bits<2>>,
     r_busy: DFF<Bit>,
+    ar_addr: DFF<Bits<ADDR_BITS>>,
+    r_pend0: DFF<Bit>,
     r_pend: DFF<Bit>,
     r_pend2: DFF<Bit>,
     r_valid: DFF<Bit>,
@@ -714,7 +721,7 @@ const _: () = assert!(roce_regs::QP_COUNT == 1 << 8);
 
 impl<const QA: usize> Csr<QA> {
     /// Cycles from the AR handshake to `rvalid`.
-    pub const READ_LATENCY: usize = 3;
+    pub const READ_LATENCY: usize = 4;
     /// Cycles from `qp_rd_addr` to `qp_rd_data`.
     pub const QP_READ_LATENCY: usize = 1;
 
@@ -751,6 +758,8 @@ impl<const QA: usize> Csr<QA> {
             b_valid: Default::default(),
             b_resp: Default::default(),
             r_busy: Default::default(),
+            ar_addr: Default::default(),
+            r_pend0: Default::default(),
             r_pend: Default::default(),
             r_pend2: Default::default(),
             r_valid: Default::default(),
@@ -771,8 +780,8 @@ impl<const QA: usize> Logic for Csr<QA> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, aw_full, aw_addr, w_full, w_data, w_strb, b_valid, b_resp, r_busy, r_pend,
-            r_pend2, r_valid, r_data, r_resp
+            self, clock, aw_full, aw_addr, w_full, w_data, w_strb, b_valid, b_resp, r_busy,
+            ar_addr, r_pend0, r_pend, r_pend2, r_valid, r_data, r_resp
         );
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
@@ -815,15 +824,17 @@ impl<const QA: usize> Logic for Csr<QA> {
         if self.b_valid.q.val() & self.s_axil_bready.val() {
             self.b_valid.d.next = false;
         }
-        // Read: the decoder reads on the AR handshake (stage 1), registers
-        // the RAM words (stage 2), R after the read mux (stage 3).
-        self.core.rd_addr.next = self.s_axil_araddr.val();
-        self.core.rd_en.next = self.s_axil_arvalid.val() & !self.r_busy.q.val();
-        self.r_pend.d.next = false;
+        // Read: AR address registered (stage 0), decoded and read (stage
+        // 1), RAM words registered (stage 2), R after the read mux (stage 3).
+        self.core.rd_addr.next = self.ar_addr.q.val();
+        self.core.rd_en.next = self.r_pend0.q.val();
+        self.r_pend0.d.next = false;
         if self.s_axil_arvalid.val() & !self.r_busy.q.val() {
             self.r_busy.d.next = true;
-            self.r_pend.d.next = true;
+            self.r_pend0.d.next = true;
+            self.ar_addr.d.next = self.s_axil_araddr.val();
         }
+        self.r_pend.d.next = self.r_pend0.q.val();
         self.r_pend2.d.next = self.r_pend.q.val();
         if self.r_pend2.q.val() {
             self.r_valid.d.next = true;
@@ -843,6 +854,7 @@ impl<const QA: usize> Logic for Csr<QA> {
             self.w_full.d.next = false;
             self.b_valid.d.next = false;
             self.r_busy.d.next = false;
+            self.r_pend0.d.next = false;
             self.r_pend.d.next = false;
             self.r_pend2.d.next = false;
             self.r_valid.d.next = false;
