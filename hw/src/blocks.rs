@@ -241,6 +241,7 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
             emit(CsrDefault::new(width as u32)),
             Some(CsrDefault::READ_LATENCY),
             vec![
+                ("W", width as u64),
                 ("N", width as u64),
                 ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
                 ("COUNTER_LANES", crate::csr::COUNTER_LANES as u64),
