@@ -35,6 +35,8 @@ const MODELS: &[(&str, usize, Variant)] = &[
     // 4096: the default build). No XOR matrices, so one form.
     ("mr_tlb", 64, Variant::Fast),
     ("mr_tlb", 4096, Variant::Fast),
+    // csr: the "width" is the number of QP contexts (the default build).
+    ("csr", 256, Variant::Fast),
 ];
 
 fn main() {

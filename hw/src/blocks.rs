@@ -3,6 +3,7 @@
 
 use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
+use crate::csr::CsrDefault;
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::roce_rx::RoceRx;
 use crate::roce_tx::RoceTx;
@@ -52,7 +53,17 @@ pub const BLOCKS: &[BlockSpec] = &[
                   'width' = MR entries: 4096 default build, 64 small test build",
         widths: &MR_TLB_SIZES,
     },
+    BlockSpec {
+        name: "csr",
+        summary: "CSR block: AXI4-Lite slave decoding the roce-regs map, counters, \
+                  QP context table in block RAM with a 1-cycle datapath read port; \
+                  'width' = QP contexts (256 default build)",
+        widths: &CSR_SIZES,
+    },
 ];
+
+/// The `csr` builds, selected by the catalogue's size argument: QP contexts.
+pub const CSR_SIZES: [usize; 1] = [roce_regs::QP_COUNT as usize];
 
 /// The `mr_tlb` builds, selected by the catalogue's size argument (the
 /// `--width` of `roce-gen`): MR-table entries.
@@ -226,6 +237,16 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
             (v, l, stream_params)
         }
         "mr_tlb" => mr_tlb(width),
+        "csr" => (
+            emit(CsrDefault::new(width as u32)),
+            Some(CsrDefault::READ_LATENCY),
+            vec![
+                ("W", width as u64),
+                ("N", width as u64),
+                ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
+                ("COUNTER_LANES", crate::csr::COUNTER_LANES as u64),
+            ],
+        ),
         other => unreachable!("block {other} listed without a generator"),
     };
     let top = format!("{}_w{}", spec.name, width);
@@ -277,8 +298,25 @@ mod tests {
     }
 
     #[test]
+    fn csr_build() {
+        let g = generate("csr", 256).unwrap();
+        assert_eq!(g.top, "csr_w256");
+        assert!(g
+            .ports
+            .iter()
+            .any(|p| p.name == "s_axil_awaddr" && p.width == 18));
+        assert!(g
+            .ports
+            .iter()
+            .any(|p| p.name == "qp_rd_data" && p.width == crate::csr::QP_CTX_BITS));
+    }
+
+    #[test]
     fn every_block_generates_with_ports() {
-        for spec in BLOCKS.iter().filter(|b| b.name != "mr_tlb") {
+        for spec in BLOCKS
+            .iter()
+            .filter(|b| !["mr_tlb", "csr"].contains(&b.name))
+        {
             let g = generate(spec.name, 64).unwrap();
             assert!(g.verilog.contains(&format!("module {}(", g.top)));
             assert!(!g.verilog.contains("module top"), "rename missed a module");

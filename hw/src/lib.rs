@@ -8,6 +8,7 @@ pub mod axis_register;
 pub mod blocks;
 pub mod bram;
 pub mod crc32;
+pub mod csr;
 pub mod fifo;
 pub mod gf2;
 pub mod mr_tlb;

@@ -5,6 +5,7 @@
 //!   time by `build/bridge.rs`): `set_*`/`get_*` per port (wide ports as
 //!   `u32` word arrays, least significant word first), `eval()`, `tick()`,
 //!   and an adapter per stream port.
+//! - [`axil`]: an AXI4-Lite master with random gaps and backpressure.
 //! - [`axis`]: stream beats and the port traits the adapters implement.
 //! - [`bfm`]: a seeded packet source with random idle cycles and a seeded
 //!   packet sink with random backpressure that checks the AXI-Stream rules.
@@ -12,6 +13,7 @@
 //! - [`mr_model`]: the memory-region table model the `mr_tlb` block is checked against.
 //! - [`capture`]: streaming pcap/pcapng input and the `roce-sim parse` pipeline.
 
+pub mod axil;
 pub mod axis;
 pub mod bfm;
 pub mod capture;

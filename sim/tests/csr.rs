@@ -1,0 +1,849 @@
+//! The CSR block in Verilator (`CsrW256`, the default build), driven by the
+//! AXI4-Lite master BFM (`roce_sim::axil`) with random gaps on AW, W and AR
+//! and random backpressure on B and R, and checked against a reference
+//! register file built here from the `roce-regs` tables (independent of the
+//! hardware decoder's plan):
+//!
+//! - every register element reads its reset value;
+//! - RW writes land, with byte strobes, in the bits their fields own
+//!   (`mbox`: all 32 bits, as its block documents);
+//! - RO writes are ignored and answered OKAY;
+//! - unmapped reads and writes answer SLVERR and count `csr-unmapped`;
+//! - partial writes to QP contexts answer SLVERR and change nothing;
+//! - QP context writes appear on the datapath port one cycle after its
+//!   read request;
+//! - counters read back what their input lanes hold;
+//! - random mixes of reads and writes in flight together.
+
+use roce_regs::{Access, Counter, Register, BLOCKS, CSR_WINDOW_SIZE, QP_STRIDE};
+use roce_sim::axil::{AxilMaster, Done, Timing, OKAY, SLVERR};
+use roce_sim::model::Model;
+use roce_sim::models::CsrW256;
+use roce_sim::rng::Rng;
+use std::collections::BTreeMap;
+
+type Dut = CsrW256;
+const LANES: usize = Counter::COUNT as usize - 1;
+const CTX_WORDS: usize = 11;
+
+fn n_qps() -> u32 {
+    Dut::PARAMS.iter().find(|(k, _)| *k == "N").unwrap().1 as u32
+}
+
+/// A per-QP context register: one element per QP, a context apart.
+fn is_ctx(r: &Register) -> bool {
+    r.count == roce_regs::QP_COUNT && r.stride == QP_STRIDE
+}
+
+#[derive(Clone, Debug)]
+struct Entry {
+    reg: &'static Register,
+    access: Access,
+    value: u32,
+    /// Bits a write stores.
+    store: u32,
+    /// `ctr.counter` lane, or the unmapped counter.
+    counter: Option<Counter>,
+    /// (QPN, register) for context registers.
+    ctx: Option<u32>,
+}
+
+/// The register file as the map defines it.
+#[derive(Clone, Debug)]
+struct RefRegs {
+    words: BTreeMap<u32, Entry>,
+    lanes: [u32; LANES],
+    unmapped: u32,
+}
+
+impl RefRegs {
+    fn new() -> RefRegs {
+        let mut words = BTreeMap::new();
+        for b in BLOCKS {
+            for r in b.registers {
+                for i in 0..r.count {
+                    let addr = b.base + r.element_offset(i);
+                    let store = if b.name == "mbox" {
+                        u32::MAX
+                    } else {
+                        r.used_bits()
+                    };
+                    let counter = (*r == roce_regs::ctr::counter::REG)
+                        .then(|| Counter::from_index(i).unwrap());
+                    let e = Entry {
+                        reg: r,
+                        access: r.access,
+                        value: r.reset(),
+                        store,
+                        counter,
+                        ctx: is_ctx(r).then_some(i),
+                    };
+                    assert!(
+                        words.insert(addr, e).is_none(),
+                        "{}.{} overlaps",
+                        b.name,
+                        r.name
+                    );
+                }
+            }
+        }
+        RefRegs {
+            words,
+            lanes: [0; LANES],
+            unmapped: 0,
+        }
+    }
+
+    fn read(&self, addr: u32) -> Option<u32> {
+        let e = self.words.get(&(addr & !3))?;
+        Some(match e.counter {
+            Some(Counter::CsrUnmapped) => self.unmapped,
+            Some(c) => self.lanes[c.index() as usize],
+            None => e.value,
+        })
+    }
+
+    /// Apply a write; the response it must get.
+    fn write(&mut self, addr: u32, data: u32, strb: u32) -> u32 {
+        let Some(e) = self.words.get_mut(&(addr & !3)) else {
+            self.unmapped += 1;
+            return SLVERR;
+        };
+        if e.ctx.is_some() && strb != 0xF {
+            return SLVERR;
+        }
+        if e.access == Access::RW {
+            let bytes = (0..4)
+                .filter(|b| strb >> b & 1 == 1)
+                .fold(0u32, |m, b| m | 0xFF << (8 * b));
+            let m = bytes & e.store;
+            e.value = (e.value & !m) | (data & m);
+        }
+        OKAY
+    }
+
+    /// QP `q`'s context as the datapath port packs it: context registers
+    /// in map order, their fields in order, from bit 0 up.
+    fn packed_ctx(&self, q: u32) -> [u32; CTX_WORDS] {
+        let mut out = [0u32; CTX_WORDS];
+        let mut at = 0;
+        for r in roce_regs::qp::BLOCK.registers.iter().filter(|r| is_ctx(r)) {
+            let v = self.words[&(roce_regs::qp::BASE + r.element_offset(q))].value;
+            for f in r.fields {
+                for b in 0..f.width as usize {
+                    if f.get(v) >> b & 1 == 1 {
+                        out[(at + b) / 32] |= 1 << ((at + b) % 32);
+                    }
+                }
+                at += f.width as usize;
+            }
+        }
+        assert!(at <= 32 * CTX_WORDS);
+        out
+    }
+
+    fn addrs(&self) -> Vec<u32> {
+        self.words.keys().copied().collect()
+    }
+}
+
+struct Bench {
+    dut: Dut,
+    m: AxilMaster,
+    r: RefRegs,
+    rng: Rng,
+}
+
+impl Bench {
+    fn new(test: &str, default_seed: u64, timing: Timing) -> Bench {
+        let seed = Rng::seed_from_env(test, default_seed);
+        let mut b = Bench {
+            dut: Dut::new(),
+            m: AxilMaster::new(seed ^ 0x5EED, timing),
+            r: RefRegs::new(),
+            rng: Rng::new(seed),
+        };
+        b.dut.set_counters(&[0; LANES]);
+        b.dut.set_reset(true);
+        for _ in 0..3 {
+            b.m.step(&mut b.dut);
+        }
+        b.dut.set_reset(false);
+        b
+    }
+
+    fn set_lanes(&mut self, lanes: [u32; LANES]) {
+        self.dut.set_counters(&lanes);
+        self.r.lanes = lanes;
+    }
+
+    fn read(&mut self, addr: u32) -> (u32, u32) {
+        self.m.read_now(&mut self.dut, addr)
+    }
+
+    fn write(&mut self, addr: u32, data: u32, strb: u32) {
+        let want = self.r.write(addr, data, strb);
+        let got = self.m.write_now(&mut self.dut, addr, data, strb);
+        assert_eq!(got, want, "write {data:#x} strb {strb:#x} to {addr:#x}");
+    }
+
+    /// Read every register element and compare with the reference.
+    fn check_all(&mut self) {
+        for a in self.r.addrs() {
+            let (d, resp) = self.read(a);
+            assert_eq!(resp, OKAY, "read {a:#x}");
+            assert_eq!(
+                Some(d),
+                self.r.read(a),
+                "{} at {a:#x}",
+                self.r.words[&a].reg.name
+            );
+        }
+    }
+
+    fn random_unmapped(&mut self) -> u32 {
+        loop {
+            // Half anywhere in the window, half inside a block's span (holes
+            // between registers, contexts beyond N, the context gaps).
+            let a = if self.rng.chance(500) {
+                self.rng.below(CSR_WINDOW_SIZE as u64) as u32
+            } else {
+                let b = BLOCKS[self.rng.below(BLOCKS.len() as u64) as usize];
+                b.base + self.rng.below(b.size as u64) as u32
+            };
+            if self.r.read(a).is_none() {
+                return a;
+            }
+        }
+    }
+}
+
+#[test]
+fn reset_values() {
+    let mut b = Bench::new("csr::reset_values", 1, Timing::RANDOM);
+    // Every element, straight from the map's reset values.
+    for a in b.r.addrs() {
+        let e = b.r.words[&a].clone();
+        let (d, resp) = b.read(a);
+        assert_eq!(resp, OKAY);
+        assert_eq!(d, e.reg.reset(), "{} at {a:#x}", e.reg.name);
+    }
+    let (d, _) = b.read(roce_regs::qp::qp_count::ADDR);
+    assert_eq!(roce_regs::qp::qp_count::COUNT.get(d), n_qps());
+}
+
+#[test]
+fn rw_fields_land_in_their_bits() {
+    let mut b = Bench::new("csr::rw_fields_land_in_their_bits", 2, Timing::RANDOM);
+    let rw: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|a| b.r.words[a].access == Access::RW)
+            .collect();
+    for _round in 0..2 {
+        for &a in &rw {
+            let v = b.rng.next_u32();
+            let strb = if b.r.words[&a].ctx.is_some() {
+                0xF
+            } else {
+                b.rng.below(16) as u32
+            };
+            b.write(a, v, strb);
+            let (d, resp) = b.read(a);
+            assert_eq!(resp, OKAY);
+            assert_eq!(Some(d), b.r.read(a), "{} at {a:#x}", b.r.words[&a].reg.name);
+        }
+    }
+    // Nothing landed anywhere else.
+    b.check_all();
+}
+
+#[test]
+fn ro_registers_ignore_writes() {
+    let mut b = Bench::new("csr::ro_registers_ignore_writes", 3, Timing::RANDOM);
+    let mut lanes = [0u32; LANES];
+    lanes.iter_mut().for_each(|l| *l = b.rng.next_u32());
+    b.set_lanes(lanes);
+    let ro: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|a| b.r.words[a].access == Access::RO)
+            .collect();
+    assert!(ro.len() > BLOCKS.len());
+    for &a in &ro {
+        let v = b.rng.next_u32();
+        let strb = b.rng.below(16) as u32;
+        b.write(a, v, strb);
+    }
+    b.check_all();
+}
+
+#[test]
+fn unmapped_accesses_answer_slverr_and_count() {
+    let mut b = Bench::new(
+        "csr::unmapped_accesses_answer_slverr_and_count",
+        4,
+        Timing::RANDOM,
+    );
+    let ctr = roce_regs::ctr::counter::addr(Counter::CsrUnmapped.index());
+    for i in 0..1500 {
+        let a = b.random_unmapped();
+        if i % 2 == 0 {
+            let (_, resp) = b.read(a);
+            assert_eq!(resp, SLVERR, "read {a:#x}");
+            b.r.unmapped += 1;
+        } else {
+            let v = b.rng.next_u32();
+            b.write(a, v, 0xF);
+        }
+        if i % 100 == 0 {
+            assert_eq!(b.read(ctr), (b.r.unmapped, OKAY));
+        }
+    }
+    assert_eq!(b.read(ctr), (1500, OKAY));
+    // The unmapped writes changed nothing.
+    b.check_all();
+}
+
+#[test]
+fn partial_context_writes_answer_slverr() {
+    let mut b = Bench::new(
+        "csr::partial_context_writes_answer_slverr",
+        5,
+        Timing::RANDOM,
+    );
+    let ctx: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|a| b.r.words[a].ctx.is_some())
+            .collect();
+    for _ in 0..300 {
+        let a = ctx[b.rng.below(ctx.len() as u64) as usize];
+        let v = b.rng.next_u32();
+        b.write(a, v, 0xF);
+        let strb = b.rng.below(15) as u32; // never 0xF
+        let v = b.rng.next_u32();
+        b.write(a, v, strb);
+        assert_eq!(b.read(a), (b.r.read(a).unwrap(), OKAY));
+    }
+    let ctr = roce_regs::ctr::counter::addr(Counter::CsrUnmapped.index());
+    assert_eq!(b.read(ctr), (0, OKAY), "partial writes are not unmapped");
+}
+
+#[test]
+fn qp_contexts_reach_the_datapath_port() {
+    let mut b = Bench::new(
+        "csr::qp_contexts_reach_the_datapath_port",
+        6,
+        Timing::RANDOM,
+    );
+    let n = n_qps();
+    for round in 0..4 {
+        // Program random contexts (whole words) through the CSR window.
+        for _ in 0..200 {
+            let q = b.rng.below(n as u64) as u32;
+            for r in roce_regs::qp::BLOCK.registers.iter().filter(|r| is_ctx(r)) {
+                let v = b.rng.next_u32();
+                b.write(roce_regs::qp::BASE + r.element_offset(q), v, 0xF);
+            }
+        }
+        // The port answers one cycle after each request, every cycle,
+        // while CSR reads run beside it.
+        let mut prev: Option<u32> = None;
+        for c in 0..3000 {
+            if c % 7 == 0 && b.m.idle() {
+                let a = b.r.addrs()[b.rng.below(b.r.words.len() as u64) as usize];
+                b.m.read(a);
+            }
+            let q = b.rng.below(n as u64) as u32;
+            b.dut.set_qp_rd_addr(q);
+            b.m.drive(&mut b.dut);
+            b.dut.eval();
+            if let Some(p) = prev {
+                assert_eq!(
+                    b.dut.get_qp_rd_data(),
+                    b.r.packed_ctx(p),
+                    "QP {p}, round {round}"
+                );
+            }
+            b.m.sample(&b.dut);
+            b.dut.tick();
+            prev = Some(q);
+        }
+        b.m.finish(&mut b.dut, 1000);
+        while let Some(d) = b.m.done.pop_front() {
+            assert!(matches!(d, Done::Read { resp: OKAY, .. }));
+        }
+    }
+    // A write is visible on the port on the cycle after its B response.
+    for _ in 0..50 {
+        let q = b.rng.below(n as u64) as u32;
+        let v = b.rng.next_u32();
+        b.write(roce_regs::qp::dest_qpn::addr(q), v, 0xF);
+        b.dut.set_qp_rd_addr(q);
+        b.dut.eval();
+        b.dut.tick();
+        b.dut.eval();
+        assert_eq!(b.dut.get_qp_rd_data(), b.r.packed_ctx(q));
+    }
+}
+
+#[test]
+fn counters_read_their_inputs() {
+    let mut b = Bench::new("csr::counters_read_their_inputs", 7, Timing::RANDOM);
+    for _ in 0..20 {
+        let mut lanes = [0u32; LANES];
+        lanes.iter_mut().for_each(|l| *l = b.rng.next_u32());
+        b.set_lanes(lanes);
+        for c in Counter::ALL {
+            let (d, resp) = b.read(roce_regs::ctr::counter::addr(c.index()));
+            assert_eq!(resp, OKAY);
+            assert_eq!(
+                Some(d),
+                b.r.read(roce_regs::ctr::counter::addr(c.index())),
+                "{}",
+                c.name()
+            );
+        }
+    }
+}
+
+/// Cycles from the AR handshake to `rvalid` (the catalogue's latency) and
+/// from the AW+W handshake to `bvalid`, with the master never waiting.
+#[test]
+fn latency() {
+    use roce_sim::axil::AxilSlave;
+    let mut b = Bench::new("csr::latency", 12, Timing::FULL_RATE);
+    let d = &mut b.dut;
+    d.set_b_ready(true);
+    d.set_r_ready(true);
+    d.set_ar(true, roce_regs::cfg::udp_sport::ADDR);
+    d.eval();
+    assert!(d.ar_ready());
+    d.tick();
+    d.set_ar(false, 0);
+    let mut read = 1;
+    while {
+        d.eval();
+        d.r().is_none()
+    } {
+        d.tick();
+        read += 1;
+        assert!(read < 10);
+    }
+    assert_eq!(Some(read), Dut::LATENCY, "AR handshake to rvalid");
+    d.tick();
+    d.set_aw(true, roce_regs::cfg::ipv4::ADDR);
+    d.set_w(true, 1, 0xF);
+    d.eval();
+    assert!(d.aw_ready() && d.w_ready());
+    d.tick();
+    d.set_aw(false, 0);
+    d.set_w(false, 0, 0);
+    let mut write = 1;
+    while {
+        d.eval();
+        d.b().is_none()
+    } {
+        d.tick();
+        write += 1;
+        assert!(write < 10);
+    }
+    eprintln!("AR to rvalid {read} cycles, AW+W to bvalid {write} cycles");
+}
+
+/// Batches of reads and writes in flight together, in random order on the
+/// channels. Within a batch an address is either read or written, so
+/// every read has one right answer.
+fn mixed(test: &str, seed: u64, timing: Timing, batches: usize) -> (u64, usize) {
+    let mut b = Bench::new(test, seed, timing);
+    let addrs = b.r.addrs();
+    let start = b.dut.cycles();
+    let mut ops = 0;
+    for _ in 0..batches {
+        let before = b.r.clone();
+        let mut written = std::collections::BTreeSet::new();
+        let mut reads = BTreeMap::new();
+        let mut writes = BTreeMap::new();
+        for _ in 0..60 {
+            let a = if b.rng.chance(100) {
+                b.random_unmapped()
+            } else {
+                addrs[b.rng.below(addrs.len() as u64) as usize]
+            };
+            if a & !3 == roce_regs::ctr::counter::addr(Counter::CsrUnmapped.index()) {
+                continue; // moves with this batch's unmapped reads
+            }
+            let rw = before.words.get(&(a & !3)).map(|e| e.access) == Some(Access::RW);
+            if rw && !reads.values().any(|&r| r == a & !3) && b.rng.chance(500) {
+                let v = b.rng.next_u32();
+                let strb = if before.words[&(a & !3)].ctx.is_some() {
+                    0xF
+                } else {
+                    b.rng.below(16) as u32
+                };
+                let want = b.r.write(a, v, strb);
+                writes.insert(b.m.write(a, v, strb), (a, want));
+                written.insert(a & !3);
+            } else if !written.contains(&(a & !3)) {
+                reads.insert(b.m.read(a), a & !3);
+            }
+        }
+        b.m.finish(&mut b.dut, 100_000);
+        while let Some(d) = b.m.done.pop_front() {
+            ops += 1;
+            match d {
+                Done::Write { tag, resp } => {
+                    let (a, want) = writes[&tag];
+                    assert_eq!(resp, want, "write to {a:#x}");
+                }
+                Done::Read { tag, data, resp } => {
+                    let a = reads[&tag];
+                    match before.read(a) {
+                        Some(v) => assert_eq!((data, resp), (v, OKAY), "read {a:#x}"),
+                        None => {
+                            assert_eq!(resp, SLVERR, "read {a:#x}");
+                            b.r.unmapped += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let cycles = b.dut.cycles() - start;
+    b.check_all();
+    (cycles, ops)
+}
+
+#[test]
+fn mixed_traffic_random_timing() {
+    mixed("csr::mixed_traffic_random_timing", 8, Timing::RANDOM, 40);
+}
+
+#[test]
+fn mixed_traffic_full_rate() {
+    let (cycles, ops) = mixed("csr::mixed_traffic_full_rate", 9, Timing::FULL_RATE, 40);
+    eprintln!(
+        "full rate: {ops} transactions in {cycles} cycles ({:.2} cycles each)",
+        cycles as f64 / ops as f64
+    );
+}
+
+/// Unpack the datapath port's context into (register, field) values,
+/// walking the same packing as [`RefRegs::packed_ctx`].
+fn unpack_ctx(words: &[u32; CTX_WORDS]) -> BTreeMap<(&'static str, &'static str), u32> {
+    let mut out = BTreeMap::new();
+    let mut at = 0;
+    for r in roce_regs::qp::BLOCK.registers.iter().filter(|r| is_ctx(r)) {
+        for f in r.fields {
+            let v = (0..f.width as usize).fold(0u32, |v, b| {
+                v | (words[(at + b) / 32] >> ((at + b) % 32) & 1) << b
+            });
+            out.insert((r.name, f.name), v);
+            at += f.width as usize;
+        }
+    }
+    out
+}
+
+/// Co-simulation (issue 5, 5a without the ISS): the firmware's QP-modify
+/// logic runs on the host against the Verilated CSR block; every register
+/// access it makes is an AXI4-Lite transaction from the BFM.
+mod cosim {
+    use super::*;
+    use roce_fw::qp::Request;
+    use roce_fw::{Firmware, Regs};
+    use roce_regs::qp::{access, dest_qpn, dmac_hi, dmac_lo, path, rd_atomic, rq_psn, sq_psn};
+    use roce_regs::qp::{state, timers};
+    use roce_regs::{mbox, AccessFlag, AttrMask as A, Command, QpState, QpType, ResultCode};
+
+    impl Regs for Bench {
+        fn read32(&mut self, offset: u32) -> u32 {
+            let (d, resp) = self.read(offset);
+            assert_eq!(resp, OKAY, "firmware read {offset:#x}");
+            d
+        }
+        fn write32(&mut self, offset: u32, value: u32) {
+            self.write(offset, value, 0xF);
+        }
+    }
+
+    /// The context of QP `q` as the datapath sees it.
+    fn port(b: &mut Bench, q: u32) -> [u32; CTX_WORDS] {
+        b.dut.set_qp_rd_addr(q);
+        b.dut.eval();
+        b.dut.tick();
+        b.dut.eval();
+        b.dut.get_qp_rd_data()
+    }
+
+    fn table(b: &mut Bench) -> Vec<[u32; CTX_WORDS]> {
+        (0..n_qps()).map(|q| port(b, q)).collect()
+    }
+
+    /// Post `req` as a host would, run one firmware step, and return the
+    /// result the host reads from `mbox.status`.
+    fn post(b: &mut Bench, fw: &Firmware, req: &Request) -> ResultCode {
+        req.write(b);
+        b.write32(
+            mbox::cmd::ADDR,
+            mbox::cmd::OP.val(Command::ModifyQp.value()),
+        );
+        let seq = mbox::status::SEQ.get(b.read32(mbox::status::ADDR));
+        b.write32(mbox::doorbell::ADDR, mbox::doorbell::GO.val(1));
+        let ran = fw.poll(b);
+        assert!(ran.is_some(), "the firmware saw no doorbell");
+        assert_eq!(mbox::doorbell::GO.get(b.read32(mbox::doorbell::ADDR)), 0);
+        let status = b.read32(mbox::status::ADDR);
+        assert_eq!(mbox::status::SEQ.get(status), (seq + 1) & 0xFFFF);
+        let result = ResultCode::from_value(mbox::status::RESULT.get(status)).unwrap();
+        assert_eq!(Some(result), ran);
+        result
+    }
+
+    fn flags(f: &[AccessFlag]) -> u32 {
+        f.iter().fold(0, |m, f| m | f.value())
+    }
+
+    fn mask(m: &[A]) -> u32 {
+        m.iter().fold(0, |x, a| x | a.value())
+    }
+
+    #[test]
+    fn firmware_brings_a_qp_up_on_the_csr_block() {
+        let mut b = Bench::new("csr::cosim::firmware_brings_a_qp_up", 10, Timing::RANDOM);
+        let fw = Firmware::boot(&mut b);
+        assert_eq!(fw.limits.qp_count, n_qps());
+        let n = n_qps();
+        for _ in 0..3 {
+            let q = b.rng.below(n as u64) as u32;
+            let before = table(&mut b);
+            let init = Request {
+                qpn: q,
+                mask: mask(&[A::State, A::QpType, A::PkeyIndex, A::AccessFlags]),
+                qp_state: QpState::Init.value(),
+                qp_type: QpType::Rc.value(),
+                pkey_index: b.rng.below(roce_regs::PKEY_COUNT as u64) as u32,
+                access_flags: flags(&[AccessFlag::RemoteWrite, AccessFlag::RemoteRead]),
+                ..Request::default()
+            };
+            assert_eq!(post(&mut b, &fw, &init), ResultCode::Ok);
+            let c = unpack_ctx(&port(&mut b, q));
+            assert_eq!(c[&("state", state::STATE.name)], QpState::Init.value());
+            assert_eq!(c[&("state", state::TYPE.name)], QpType::Rc.value());
+            assert_eq!(c[&("path", path::PKEY_INDEX.name)], init.pkey_index);
+            assert_eq!(c[&("access", access::FLAGS.name)], init.access_flags);
+            let rtr = Request {
+                qpn: q,
+                mask: mask(&[
+                    A::State,
+                    A::Av,
+                    A::PathMtu,
+                    A::DestQpn,
+                    A::RqPsn,
+                    A::MaxDestRdAtomic,
+                    A::MinRnrTimer,
+                ]),
+                qp_state: QpState::Rtr.value(),
+                sgid_index: b.rng.below(roce_regs::GID_COUNT as u64) as u32,
+                dmac_hi: b.rng.next_u32() & 0xFFFF,
+                dmac_lo: b.rng.next_u32(),
+                dgid: [
+                    b.rng.next_u32(),
+                    b.rng.next_u32(),
+                    b.rng.next_u32(),
+                    b.rng.next_u32(),
+                ],
+                path_mtu: roce_wire::Pmtu::Mtu1024.code() as u32,
+                dest_qpn: b.rng.next_u32() & 0xFF_FFFF,
+                rq_psn: b.rng.next_u32() & 0xFF_FFFF,
+                max_dest_rd_atomic: b.rng.below(roce_regs::MAX_DEST_RD_ATOMIC as u64 + 1) as u32,
+                min_rnr_timer: b.rng.below(32) as u32,
+                ..Request::default()
+            };
+            assert_eq!(post(&mut b, &fw, &rtr), ResultCode::Ok);
+            let rts = Request {
+                qpn: q,
+                mask: mask(&[
+                    A::State,
+                    A::Timeout,
+                    A::RetryCnt,
+                    A::RnrRetry,
+                    A::SqPsn,
+                    A::MaxRdAtomic,
+                ]),
+                qp_state: QpState::Rts.value(),
+                timeout: b.rng.below(32) as u32,
+                retry_cnt: b.rng.below(8) as u32,
+                rnr_retry: b.rng.below(8) as u32,
+                sq_psn: b.rng.next_u32() & 0xFF_FFFF,
+                max_rd_atomic: b.rng.below(roce_regs::MAX_RD_ATOMIC as u64 + 1) as u32,
+                ..Request::default()
+            };
+            assert_eq!(post(&mut b, &fw, &rts), ResultCode::Ok);
+            let c = unpack_ctx(&port(&mut b, q));
+            let want = [
+                (("state", state::STATE.name), QpState::Rts.value()),
+                (("dest_qpn", dest_qpn::QPN.name), rtr.dest_qpn),
+                (("rq_psn", rq_psn::PSN.name), rtr.rq_psn),
+                (("sq_psn", sq_psn::PSN.name), rts.sq_psn),
+                (("path", path::PMTU.name), rtr.path_mtu),
+                (("path", path::SGID_INDEX.name), rtr.sgid_index),
+                (("timers", timers::TIMEOUT.name), rts.timeout),
+                (("timers", timers::RETRY_CNT.name), rts.retry_cnt),
+                (("timers", timers::RNR_RETRY.name), rts.rnr_retry),
+                (("timers", timers::MIN_RNR_TIMER.name), rtr.min_rnr_timer),
+                (
+                    ("rd_atomic", rd_atomic::MAX_RD_ATOMIC.name),
+                    rts.max_rd_atomic,
+                ),
+                (
+                    ("rd_atomic", rd_atomic::MAX_DEST_RD_ATOMIC.name),
+                    rtr.max_dest_rd_atomic,
+                ),
+                (("dmac_hi", dmac_hi::MAC.name), rtr.dmac_hi),
+                (("dmac_lo", dmac_lo::MAC.name), rtr.dmac_lo),
+                (("dgid_w0", "WORD"), rtr.dgid[0]),
+                (("dgid_w3", "WORD"), rtr.dgid[3]),
+            ];
+            for (k, v) in want {
+                assert_eq!(c[&k], v, "QP {q} {k:?}");
+            }
+            // No other QP changed.
+            let after = table(&mut b);
+            for p in (0..n).filter(|&p| p != q) {
+                assert_eq!(after[p as usize], before[p as usize], "QP {p} changed");
+            }
+        }
+    }
+
+    #[test]
+    fn illegal_requests_leave_the_table_unchanged() {
+        let mut b = Bench::new("csr::cosim::illegal_requests", 11, Timing::RANDOM);
+        let fw = Firmware::boot(&mut b);
+        let q = b.rng.below(n_qps() as u64) as u32;
+        // Bring the QP to Init first: some faults need a QP past Reset.
+        let init = Request {
+            qpn: q,
+            mask: mask(&[A::State, A::QpType, A::PkeyIndex, A::AccessFlags]),
+            qp_state: QpState::Init.value(),
+            qp_type: QpType::Rc.value(),
+            ..Request::default()
+        };
+        assert_eq!(post(&mut b, &fw, &init), ResultCode::Ok);
+        let rtr = Request {
+            qpn: q,
+            mask: mask(&[
+                A::State,
+                A::Av,
+                A::PathMtu,
+                A::DestQpn,
+                A::RqPsn,
+                A::MaxDestRdAtomic,
+                A::MinRnrTimer,
+            ]),
+            qp_state: QpState::Rtr.value(),
+            path_mtu: roce_wire::Pmtu::Mtu4096.code() as u32,
+            ..Request::default()
+        };
+        let bad: Vec<(Request, ResultCode)> = vec![
+            (
+                Request {
+                    qpn: n_qps(),
+                    ..rtr
+                },
+                ResultCode::BadQpn,
+            ),
+            (
+                Request {
+                    mask: rtr.mask | 1 << 2,
+                    ..rtr
+                },
+                ResultCode::UnknownMaskBit,
+            ),
+            (Request { qp_state: 7, ..rtr }, ResultCode::BadState),
+            (
+                Request {
+                    mask: rtr.mask | A::CurState.value(),
+                    cur_state: QpState::Rts.value(),
+                    ..rtr
+                },
+                ResultCode::CurStateMismatch,
+            ),
+            (
+                Request {
+                    qp_state: QpState::Rts.value(),
+                    mask: A::State.value(),
+                    ..rtr
+                },
+                ResultCode::BadTransition,
+            ),
+            (
+                Request {
+                    mask: rtr.mask & !A::RqPsn.value(),
+                    ..rtr
+                },
+                ResultCode::MissingAttr,
+            ),
+            (
+                Request {
+                    mask: rtr.mask | A::SqPsn.value(),
+                    ..rtr
+                },
+                ResultCode::DisallowedAttr,
+            ),
+            (Request { path_mtu: 6, ..rtr }, ResultCode::BadPmtu),
+            (
+                Request {
+                    rq_psn: 1 << 24,
+                    ..rtr
+                },
+                ResultCode::BadRqPsn,
+            ),
+            (
+                Request {
+                    dest_qpn: 1 << 24,
+                    ..rtr
+                },
+                ResultCode::BadDestQpn,
+            ),
+            (
+                Request {
+                    min_rnr_timer: 32,
+                    ..rtr
+                },
+                ResultCode::BadMinRnrTimer,
+            ),
+            (
+                Request {
+                    sgid_index: roce_regs::GID_COUNT,
+                    ..rtr
+                },
+                ResultCode::BadGidIndex,
+            ),
+            (
+                Request {
+                    dmac_hi: 1 << 16,
+                    ..rtr
+                },
+                ResultCode::BadDmac,
+            ),
+            (
+                Request {
+                    max_dest_rd_atomic: roce_regs::MAX_DEST_RD_ATOMIC + 1,
+                    ..rtr
+                },
+                ResultCode::BadMaxDestRdAtomic,
+            ),
+        ];
+        for (req, code) in bad {
+            let before = table(&mut b);
+            assert_eq!(post(&mut b, &fw, &req), code, "{req:?}");
+            assert_eq!(table(&mut b), before, "{code:?} changed the table");
+        }
+        // And the legal request still works afterwards.
+        assert_eq!(post(&mut b, &fw, &rtr), ResultCode::Ok);
+        let c = unpack_ctx(&port(&mut b, q));
+        assert_eq!(c[&("state", state::STATE.name)], QpState::Rtr.value());
+    }
+}
