@@ -122,34 +122,6 @@ pub struct GrantWord {
     pub reason: Bits<3>,
 }
 
-/// A request after its checks: what the decision stage needs, queued.
-#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
-pub struct Checked {
-    pub bad: Bit,
-    pub inv: Bit,
-    pub pdm: Bit,
-    pub acc: Bit,
-    pub oob: Bit,
-    pub hit: Bit,
-    pub single: Bit,
-    pub zero: Bit,
-    pub pa: Bits<64>,
-    pub len: Bits<32>,
-    pub va: Bits<64>,
-    pub mask: Bits<64>,
-    pub shift: Bits<5>,
-    pub base: Bits<64>,
-    pub ptb: Bits<16>,
-    pub idx: Bits<16>,
-    pub epoch: Bits<8>,
-    pub pfn: Bits<40>,
-}
-
-/// Entries in the checked-request queue (LUT RAM) behind its head register.
-const CHECKED_ADDR_BITS: usize = 4;
-/// Requests the checked queue holds (RAM and head register).
-const CHECKED_CAP: u64 = (1 << CHECKED_ADDR_BITS) + 1;
-
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Engine {
     Idle,
@@ -157,7 +129,6 @@ enum Engine {
     Fits,
     Look,
     Wait,
-    Catch,
     Compare,
     Shift,
     Index,
@@ -173,7 +144,6 @@ enum Engine {
 enum Control {
     Sweep,
     Idle,
-    Issue,
     Wait,
     Capture,
     Modify,
@@ -258,13 +228,15 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
 
     // Flow.
     ld1: Signal<Local, Bit>,
+    ld2: Signal<Local, Bit>,
+    ld3: Signal<Local, Bit>,
     s3_fire: Signal<Local, Bit>,
-    inflight: Signal<Local, Bits<5>>,
     e_look: Signal<Local, Bit>,
     can_go: Signal<Local, Bit>,
 
     // S1: request whose MR entry and TLB set are being read.
     v1: DFF<Bit>,
+    t1_ok: DFF<Bit>,
     key1: DFF<Bits<32>>,
     inrange1: DFF<Bit>,
     pd1: DFF<Bits<16>>,
@@ -277,6 +249,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     // S2: the request; its MR entry and TLB word are the RAMs' output
     // registers (loaded as the request enters S2).
     v2: DFF<Bit>,
+    tok2: DFF<Bit>,
     key2: DFF<Bits<32>>,
     inrange2: DFF<Bit>,
     pd2: DFF<Bits<16>>,
@@ -286,38 +259,27 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     end2: DFF<Bits<65>>,
     span2: DFF<Bits<64>>,
     zero2: DFF<Bit>,
+    mask2: Signal<Local, Bits<64>>,
+    reason2: Signal<Local, Bits<3>>,
+    hit2: Signal<Local, Bit>,
+    single2: Signal<Local, Bit>,
 
-    // SX: the request with both words captured from the RAMs' output
-    // registers (no logic after a block RAM: its routing alone is most of
-    // a cycle on ECP5).
-    vx: DFF<Bit>,
-    mrx: DFF<MrWord>,
-    tlbx: DFF<TlbWord>,
-    keyx: DFF<Bits<32>>,
-    inrangex: DFF<Bit>,
-    pdx: DFF<Bits<16>>,
-    accessx: DFF<Bits<4>>,
-    vax: DFF<Bits<64>>,
-    lenx: DFF<Bits<32>>,
-    endx: DFF<Bits<65>>,
-    spanx: DFF<Bits<64>>,
-    zerox: DFF<Bit>,
-    maskx: Signal<Local, Bits<64>>,
-    hitx: Signal<Local, Bit>,
-    singlex: Signal<Local, Bit>,
-
-    // S3: checked requests, queued (head register, LUT RAM behind it);
-    // the decision takes the head.
-    x_entry: Signal<Local, Checked>,
-    h3: DFF<Checked>,
-    h3_valid: DFF<Bit>,
-    f3: LutRam<Checked, CHECKED_ADDR_BITS>,
-    f3_wptr: DFF<Bits<CHECKED_ADDR_BITS>>,
-    f3_rptr: DFF<Bits<CHECKED_ADDR_BITS>>,
-    f3_count: DFF<Bits<5>>,
-    f3_ram_empty: Signal<Local, Bit>,
-    f3_cap: Constant<Bits<5>>,
-    reason3: Signal<Local, Bits<3>>,
+    // S3: the checks' results, registered; the decision.
+    v3: DFF<Bit>,
+    reason3: DFF<Bits<3>>,
+    hit3: DFF<Bit>,
+    single3: DFF<Bit>,
+    zero3: DFF<Bit>,
+    pa3: DFF<Bits<64>>,
+    len3: DFF<Bits<32>>,
+    va3: DFF<Bits<64>>,
+    mask3: DFF<Bits<64>>,
+    shift3: DFF<Bits<5>>,
+    base3: DFF<Bits<64>>,
+    ptb3: DFF<Bits<16>>,
+    idx3: DFF<Bits<16>>,
+    epoch3: DFF<Bits<8>>,
+    pfn3: DFF<Bits<40>>,
 
     // Engine (misses and multi-page requests).
     e_state: DFF<Engine>,
@@ -330,7 +292,6 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_idx: DFF<Bits<16>>,
     e_epoch: DFF<Bits<8>>,
     e_pfn: DFF<Bits<40>>,
-    e_tlb: DFF<TlbWord>,
     e_vs: DFF<Bits<64>>,
     e_bs: DFF<Bits<64>>,
     e_pta: DFF<Bits<PTA>>,
@@ -455,11 +416,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             op_deregister: c(op::DEREGISTER),
             sweep_last: c((1u64 << MA.max(TA)) - 1),
             ld1: Default::default(),
+            ld2: Default::default(),
+            ld3: Default::default(),
             s3_fire: Default::default(),
-            inflight: Default::default(),
             e_look: Default::default(),
             can_go: Default::default(),
             v1: Default::default(),
+            t1_ok: Default::default(),
             key1: Default::default(),
             inrange1: Default::default(),
             pd1: Default::default(),
@@ -469,6 +432,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             end1: Default::default(),
             zero1: Default::default(),
             v2: Default::default(),
+            tok2: Default::default(),
             key2: Default::default(),
             inrange2: Default::default(),
             pd2: Default::default(),
@@ -478,31 +442,25 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             end2: Default::default(),
             span2: Default::default(),
             zero2: Default::default(),
-            vx: Default::default(),
-            mrx: Default::default(),
-            tlbx: Default::default(),
-            keyx: Default::default(),
-            inrangex: Default::default(),
-            pdx: Default::default(),
-            accessx: Default::default(),
-            vax: Default::default(),
-            lenx: Default::default(),
-            endx: Default::default(),
-            spanx: Default::default(),
-            zerox: Default::default(),
-            maskx: Default::default(),
-            hitx: Default::default(),
-            singlex: Default::default(),
-            x_entry: Default::default(),
-            h3: Default::default(),
-            h3_valid: Default::default(),
-            f3: LutRam::new(),
-            f3_wptr: Default::default(),
-            f3_rptr: Default::default(),
-            f3_count: Default::default(),
-            f3_ram_empty: Default::default(),
-            f3_cap: c(CHECKED_CAP - 1),
+            mask2: Default::default(),
+            reason2: Default::default(),
+            hit2: Default::default(),
+            single2: Default::default(),
+            v3: Default::default(),
             reason3: Default::default(),
+            hit3: Default::default(),
+            single3: Default::default(),
+            zero3: Default::default(),
+            pa3: Default::default(),
+            len3: Default::default(),
+            va3: Default::default(),
+            mask3: Default::default(),
+            shift3: Default::default(),
+            base3: Default::default(),
+            ptb3: Default::default(),
+            idx3: Default::default(),
+            epoch3: Default::default(),
+            pfn3: Default::default(),
             e_state: Default::default(),
             e_va: Default::default(),
             e_rem: Default::default(),
@@ -513,7 +471,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_idx: Default::default(),
             e_epoch: Default::default(),
             e_pfn: Default::default(),
-            e_tlb: Default::default(),
             e_vs: Default::default(),
             e_bs: Default::default(),
             e_pta: Default::default(),
@@ -552,7 +509,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
 
     /// Cycles from the edge that accepts a request to `m_grant_valid`, for
     /// a TLB hit inside one page with the output free.
-    pub const HIT_LATENCY: usize = 4;
+    pub const HIT_LATENCY: usize = 3;
     /// MR table entries.
     pub const MRS: usize = 1 << MA;
     /// TLB entries.
@@ -574,6 +531,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self,
             clock,
             v1,
+            t1_ok,
             key1,
             inrange1,
             pd1,
@@ -583,6 +541,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             end1,
             zero1,
             v2,
+            tok2,
             key2,
             inrange2,
             pd2,
@@ -592,23 +551,21 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             end2,
             span2,
             zero2,
-            vx,
-            mrx,
-            tlbx,
-            keyx,
-            inrangex,
-            pdx,
-            accessx,
-            vax,
-            lenx,
-            endx,
-            spanx,
-            zerox,
-            h3,
-            h3_valid,
-            f3_wptr,
-            f3_rptr,
-            f3_count,
+            v3,
+            reason3,
+            hit3,
+            single3,
+            zero3,
+            pa3,
+            len3,
+            va3,
+            mask3,
+            shift3,
+            base3,
+            ptb3,
+            idx3,
+            epoch3,
+            pfn3,
             e_state,
             e_va,
             e_rem,
@@ -619,7 +576,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_idx,
             e_epoch,
             e_pfn,
-            e_tlb,
             e_vs,
             e_bs,
             e_pta,
@@ -645,7 +601,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_old,
             c_refuse
         );
-        clock!(self, clock, mr, pt, tlb, queue, f3);
+        clock!(self, clock, mr, pt, tlb, queue);
 
         // ---- Engine-side values (from its registers).
         self.e_tidx.next =
@@ -660,27 +616,32 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.can_go.next =
             (self.e_state.q.val() == Engine::Idle) & (self.q_count.q.val() != self.q_cap.val());
 
-        // ---- SX: the TLB compare and the page mask, on the captured words.
-        self.maskx.next = (self.one64.val() << self.mrx.q.val().shift) - 1;
-        self.hitx.next = self.tlbx.q.val().valid
-            & (self.tlbx.q.val().index == bit_cast::<16, 32>(self.keyx.q.val() >> 8))
-            & (self.tlbx.q.val().epoch == self.mrx.q.val().epoch)
-            & (self.tlbx.q.val().vpn == bit_cast::<52, 64>(self.vax.q.val() >> 12));
-        // First and last byte in one page: no bit above the page offset differs.
-        self.singlex.next = !(self.spanx.q.val() & !self.maskx.val()).any();
-        // S3: the first failed check, in roce_wire::mr's order.
-        self.reason3.next = 0.into();
-        if self.h3.q.val().bad {
-            self.reason3.next = self.r_bad_key.val();
-        } else if self.h3.q.val().inv {
-            self.reason3.next = self.r_invalidated.val();
-        } else if self.h3.q.val().pdm {
-            self.reason3.next = self.r_pd.val();
-        } else if self.h3.q.val().acc {
-            self.reason3.next = self.r_access.val();
-        } else if self.h3.q.val().oob {
-            self.reason3.next = self.r_bounds.val();
+        // ---- S2: every check, on the RAMs' output registers.
+        self.mask2.next = (self.one64.val() << self.mr.read_data.val().shift) - 1;
+        self.reason2.next = 0.into();
+        if !self.inrange2.q.val()
+            | (self.mr.read_data.val().state == self.st_free.val())
+            | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key2.q.val()))
+        {
+            self.reason2.next = self.r_bad_key.val();
+        } else if self.mr.read_data.val().state == self.st_invalid.val() {
+            self.reason2.next = self.r_invalidated.val();
+        } else if self.mr.read_data.val().pd != self.pd2.q.val() {
+            self.reason2.next = self.r_pd.val();
+        } else if (self.access2.q.val() & !self.mr.read_data.val().access).any() {
+            self.reason2.next = self.r_access.val();
+        } else if (self.va2.q.val() < self.mr.read_data.val().base)
+            | (self.end2.q.val() > self.mr.read_data.val().limit)
+        {
+            self.reason2.next = self.r_bounds.val();
         }
+        self.hit2.next = self.tok2.q.val()
+            & self.tlb.read_data.val().valid
+            & (self.tlb.read_data.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8))
+            & (self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch)
+            & (self.tlb.read_data.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12));
+        // First and last byte in one page: no bit above the page offset differs.
+        self.single2.next = !(self.span2.q.val() & !self.mask2.val()).any();
 
         // Memory port defaults.
         self.mr.write_enable.next = false;
@@ -720,131 +681,94 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.cnt_out_of_bounds.next = self.n_bounds.q.val();
         self.cnt_tlb_miss.next = self.n_miss.q.val();
 
-        // ---- Flow control. S1, S2 and SX never stall (the RAMs read every
-        // cycle, no enable fans out from a ready chain); a request is
-        // accepted only while the checked queue has room for it and for
-        // every request ahead of it in S1..SX. Its go condition is from
-        // registers only.
-        self.s3_fire.next = self.h3_valid.q.val() & self.can_go.val();
-        self.inflight.next = self.f3_count.q.val();
-        if self.v1.q.val() & self.v2.q.val() & self.vx.q.val() {
-            self.inflight.next = self.f3_count.q.val() + 3;
-        } else if (self.v1.q.val() & self.v2.q.val())
-            | (self.v1.q.val() & self.vx.q.val())
-            | (self.v2.q.val() & self.vx.q.val())
-        {
-            self.inflight.next = self.f3_count.q.val() + 2;
-        } else if self.v1.q.val() | self.v2.q.val() | self.vx.q.val() {
-            self.inflight.next = self.f3_count.q.val() + 1;
-        }
+        // ---- Flow control.
+        self.s3_fire.next = self.v3.q.val() & self.can_go.val();
+        self.ld3.next = self.v2.q.val() & (!self.v3.q.val() | self.s3_fire.val());
+        self.ld2.next = self.v1.q.val() & (!self.v2.q.val() | self.ld3.val());
         // The engine's TLB look and an accept would share the read port.
         self.s_req_ready.next = (self.c_state.q.val() == Control::Idle)
             & !self.s_cmd_valid.val()
             & !self.e_look.val()
-            & (self.inflight.val() < self.f3_cap.val());
+            & (!self.v1.q.val() | self.ld2.val());
         self.ld1.next = self.s_req_valid.val() & self.s_req_ready.val();
         self.drained.next = !self.v1.q.val()
             & !self.v2.q.val()
-            & !self.vx.q.val()
-            & (self.f3_count.q.val() == 0)
+            & !self.v3.q.val()
             & (self.e_state.q.val() == Engine::Idle);
 
-        // Accept into S1: the RAMs read its MR entry and its TLB set (page
+        // Accept into S1: start reading its MR entry and its TLB set (page
         // number at 4 KiB, XOR the MR index), both straight from the inputs.
-        self.mr.read_enable.next = true;
-        self.mr.output_enable.next = true;
-        self.tlb.read_enable.next = true;
-        self.tlb.output_enable.next = true;
-        self.pt.read_enable.next = true;
-        self.pt.output_enable.next = true;
-        self.v1.d.next = self.ld1.val();
-        self.key1.d.next = self.s_req_key.val();
-        self.inrange1.d.next = (self.s_req_key.val() >> 8) < self.n_mr.val();
-        self.pd1.d.next = self.s_req_pd.val();
-        self.access1.d.next = self.s_req_access.val();
-        self.va1.d.next = self.s_req_va.val();
-        self.len1.d.next = self.s_req_len.val();
-        self.end1.d.next =
-            bit_cast::<65, 64>(self.s_req_va.val()) + bit_cast::<65, 32>(self.s_req_len.val());
-        self.zero1.d.next = self.s_req_len.val() == 0;
-
-        // S1 -> S2: the RAMs move S1's words to their output registers.
-        self.v2.d.next = self.v1.q.val();
-        self.key2.d.next = self.key1.q.val();
-        self.inrange2.d.next = self.inrange1.q.val();
-        self.pd2.d.next = self.pd1.q.val();
-        self.access2.d.next = self.access1.q.val();
-        self.va2.d.next = self.va1.q.val();
-        self.len2.d.next = self.len1.q.val();
-        self.end2.d.next = self.end1.q.val();
-        self.span2.d.next = self.va1.q.val() ^ bit_cast::<64, 65>(self.end1.q.val() - 1);
-        self.zero2.d.next = self.zero1.q.val();
-
-        // S2 -> SX: capture both RAM words, no logic on them.
-        self.vx.d.next = self.v2.q.val();
-        self.mrx.d.next = self.mr.read_data.val();
-        self.tlbx.d.next = self.tlb.read_data.val();
-        self.keyx.d.next = self.key2.q.val();
-        self.inrangex.d.next = self.inrange2.q.val();
-        self.pdx.d.next = self.pd2.q.val();
-        self.accessx.d.next = self.access2.q.val();
-        self.vax.d.next = self.va2.q.val();
-        self.lenx.d.next = self.len2.q.val();
-        self.endx.d.next = self.end2.q.val();
-        self.spanx.d.next = self.span2.q.val();
-        self.zerox.d.next = self.zero2.q.val();
-
-        // SX -> S3: each check's outcome and what the engine needs, queued.
-        self.x_entry.next.bad = !self.inrangex.q.val()
-            | (self.mrx.q.val().state == self.st_free.val())
-            | (self.mrx.q.val().tag != bit_cast::<8, 32>(self.keyx.q.val()));
-        self.x_entry.next.inv = self.mrx.q.val().state == self.st_invalid.val();
-        self.x_entry.next.pdm = self.mrx.q.val().pd != self.pdx.q.val();
-        self.x_entry.next.acc = (self.accessx.q.val() & !self.mrx.q.val().access).any();
-        self.x_entry.next.oob = (self.vax.q.val() < self.mrx.q.val().base)
-            | (self.endx.q.val() > self.mrx.q.val().limit);
-        self.x_entry.next.hit = self.hitx.val();
-        self.x_entry.next.single = self.singlex.val();
-        self.x_entry.next.zero = self.zerox.q.val();
-        self.x_entry.next.pa = ((bit_cast::<64, 40>(self.tlbx.q.val().pfn) << 12)
-            & !self.maskx.val())
-            | (self.vax.q.val() & self.maskx.val());
-        self.x_entry.next.len = self.lenx.q.val();
-        self.x_entry.next.va = self.vax.q.val();
-        self.x_entry.next.mask = self.maskx.val();
-        self.x_entry.next.shift = self.mrx.q.val().shift;
-        self.x_entry.next.base = self.mrx.q.val().base;
-        self.x_entry.next.ptb = self.mrx.q.val().pt_base;
-        self.x_entry.next.idx = bit_cast::<16, 32>(self.keyx.q.val() >> 8);
-        self.x_entry.next.epoch = self.mrx.q.val().epoch;
-        self.x_entry.next.pfn = self.tlbx.q.val().pfn;
-        self.f3_ram_empty.next = self.f3_wptr.q.val() == self.f3_rptr.q.val();
-        self.f3.write_enable.next = false;
-        self.f3.write_address.next = self.f3_wptr.q.val();
-        self.f3.write_data.next = self.x_entry.val();
-        self.f3.read_address.next = self.f3_rptr.q.val();
-        if self.f3_ram_empty.val() & (!self.h3_valid.q.val() | self.s3_fire.val()) {
-            if self.vx.q.val() {
-                self.h3.d.next = self.x_entry.val();
-                self.h3_valid.d.next = true;
-            } else if self.s3_fire.val() {
-                self.h3_valid.d.next = false;
-            }
+        self.mr.read_enable.next = self.ld1.val();
+        self.tlb.read_enable.next = self.ld1.val();
+        if self.ld1.val() {
+            self.v1.d.next = true;
+            self.t1_ok.d.next = true;
+            self.key1.d.next = self.s_req_key.val();
+            self.inrange1.d.next = (self.s_req_key.val() >> 8) < self.n_mr.val();
+            self.pd1.d.next = self.s_req_pd.val();
+            self.access1.d.next = self.s_req_access.val();
+            self.va1.d.next = self.s_req_va.val();
+            self.len1.d.next = self.s_req_len.val();
+            self.end1.d.next =
+                bit_cast::<65, 64>(self.s_req_va.val()) + bit_cast::<65, 32>(self.s_req_len.val());
+            self.zero1.d.next = self.s_req_len.val() == 0;
         } else {
-            if self.vx.q.val() {
-                self.f3.write_enable.next = true;
-                self.f3_wptr.d.next = self.f3_wptr.q.val() + 1;
+            if self.ld2.val() {
+                self.v1.d.next = false;
             }
-            if !self.f3_ram_empty.val() & (!self.h3_valid.q.val() | self.s3_fire.val()) {
-                self.h3.d.next = self.f3.read_data.val();
-                self.h3_valid.d.next = true;
-                self.f3_rptr.d.next = self.f3_rptr.q.val() + 1;
+            if self.e_look.val() {
+                // The engine reads the TLB: S1's word is gone (it walks).
+                self.t1_ok.d.next = false;
             }
         }
-        if self.vx.q.val() & !self.s3_fire.val() {
-            self.f3_count.d.next = self.f3_count.q.val() + 1;
-        } else if !self.vx.q.val() & self.s3_fire.val() {
-            self.f3_count.d.next = self.f3_count.q.val() - 1;
+
+        // S1 -> S2: the RAMs move S1's words to their output registers.
+        self.mr.output_enable.next = self.ld2.val();
+        self.tlb.output_enable.next = self.ld2.val();
+        if self.ld2.val() {
+            self.v2.d.next = true;
+            self.tok2.d.next = self.t1_ok.q.val();
+            self.key2.d.next = self.key1.q.val();
+            self.inrange2.d.next = self.inrange1.q.val();
+            self.pd2.d.next = self.pd1.q.val();
+            self.access2.d.next = self.access1.q.val();
+            self.va2.d.next = self.va1.q.val();
+            self.len2.d.next = self.len1.q.val();
+            self.end2.d.next = self.end1.q.val();
+            self.span2.d.next = self.va1.q.val() ^ bit_cast::<64, 65>(self.end1.q.val() - 1);
+            self.zero2.d.next = self.zero1.q.val();
+        } else {
+            if self.ld3.val() {
+                self.v2.d.next = false;
+            }
+            if self.e_state.q.val() == Engine::Wait {
+                // The engine moves its TLB word to the output register:
+                // S2's word is gone (it walks).
+                self.tok2.d.next = false;
+            }
+        }
+
+        // S2 -> S3: register the checks' results and what the engine needs.
+        if self.ld3.val() {
+            self.v3.d.next = true;
+            self.reason3.d.next = self.reason2.val();
+            self.hit3.d.next = self.hit2.val();
+            self.single3.d.next = self.single2.val();
+            self.zero3.d.next = self.zero2.q.val();
+            self.pa3.d.next = ((bit_cast::<64, 40>(self.tlb.read_data.val().pfn) << 12)
+                & !self.mask2.val())
+                | (self.va2.q.val() & self.mask2.val());
+            self.len3.d.next = self.len2.q.val();
+            self.va3.d.next = self.va2.q.val();
+            self.mask3.d.next = self.mask2.val();
+            self.shift3.d.next = self.mr.read_data.val().shift;
+            self.base3.d.next = self.mr.read_data.val().base;
+            self.ptb3.d.next = self.mr.read_data.val().pt_base;
+            self.idx3.d.next = bit_cast::<16, 32>(self.key2.q.val() >> 8);
+            self.epoch3.d.next = self.mr.read_data.val().epoch;
+            self.pfn3.d.next = self.tlb.read_data.val().pfn;
+        } else if self.s3_fire.val() {
+            self.v3.d.next = false;
         }
 
         // S3 decision: one beat out, or hand over to the engine.
@@ -854,41 +778,41 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.q_data.next.last = true;
         self.q_data.next.reason = 0.into();
         if self.s3_fire.val() {
-            if self.h3.q.val().zero {
+            if self.zero3.q.val() {
                 self.q_write.next = true;
-            } else if self.reason3.val().any() {
+            } else if self.reason3.q.val().any() {
                 self.q_write.next = true;
-                self.q_data.next.reason = self.reason3.val();
-                if self.reason3.val() == self.r_bad_key.val() {
+                self.q_data.next.reason = self.reason3.q.val();
+                if self.reason3.q.val() == self.r_bad_key.val() {
                     self.n_bad_key.d.next = self.n_bad_key.q.val() + 1;
                 }
-                if self.reason3.val() == self.r_invalidated.val() {
+                if self.reason3.q.val() == self.r_invalidated.val() {
                     self.n_invalidated.d.next = self.n_invalidated.q.val() + 1;
                 }
-                if self.reason3.val() == self.r_pd.val() {
+                if self.reason3.q.val() == self.r_pd.val() {
                     self.n_pd.d.next = self.n_pd.q.val() + 1;
                 }
-                if self.reason3.val() == self.r_access.val() {
+                if self.reason3.q.val() == self.r_access.val() {
                     self.n_access.d.next = self.n_access.q.val() + 1;
                 }
-                if self.reason3.val() == self.r_bounds.val() {
+                if self.reason3.q.val() == self.r_bounds.val() {
                     self.n_bounds.d.next = self.n_bounds.q.val() + 1;
                 }
-            } else if self.h3.q.val().hit & self.h3.q.val().single {
+            } else if self.hit3.q.val() & self.single3.q.val() {
                 self.q_write.next = true;
-                self.q_data.next.pa = self.h3.q.val().pa;
-                self.q_data.next.len = self.h3.q.val().len;
+                self.q_data.next.pa = self.pa3.q.val();
+                self.q_data.next.len = self.len3.q.val();
             } else {
-                self.e_va.d.next = self.h3.q.val().va;
-                self.e_rem.d.next = self.h3.q.val().len;
-                self.e_mask.d.next = self.h3.q.val().mask;
-                self.e_shift.d.next = self.h3.q.val().shift;
-                self.e_base.d.next = self.h3.q.val().base;
-                self.e_ptb.d.next = self.h3.q.val().ptb;
-                self.e_idx.d.next = self.h3.q.val().idx;
-                self.e_epoch.d.next = self.h3.q.val().epoch;
-                self.e_pfn.d.next = self.h3.q.val().pfn;
-                if self.h3.q.val().hit {
+                self.e_va.d.next = self.va3.q.val();
+                self.e_rem.d.next = self.len3.q.val();
+                self.e_mask.d.next = self.mask3.q.val();
+                self.e_shift.d.next = self.shift3.q.val();
+                self.e_base.d.next = self.base3.q.val();
+                self.e_ptb.d.next = self.ptb3.q.val();
+                self.e_idx.d.next = self.idx3.q.val();
+                self.e_epoch.d.next = self.epoch3.q.val();
+                self.e_pfn.d.next = self.pfn3.q.val();
+                if self.hit3.q.val() {
                     // Wait for e_room and e_fits, then emit the first page.
                     self.e_state.d.next = Engine::Room;
                 } else {
@@ -916,19 +840,15 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Engine::Wait => {
                 self.tlb.output_enable.next = true;
-                self.e_state.d.next = Engine::Catch;
-            }
-            Engine::Catch => {
-                self.e_tlb.d.next = self.tlb.read_data.val();
                 self.e_state.d.next = Engine::Compare;
             }
             Engine::Compare => {
-                if self.e_tlb.q.val().valid
-                    & (self.e_tlb.q.val().index == self.e_idx.q.val())
-                    & (self.e_tlb.q.val().epoch == self.e_epoch.q.val())
-                    & (self.e_tlb.q.val().vpn == self.e_vpn.val())
+                if self.tlb.read_data.val().valid
+                    & (self.tlb.read_data.val().index == self.e_idx.q.val())
+                    & (self.tlb.read_data.val().epoch == self.e_epoch.q.val())
+                    & (self.tlb.read_data.val().vpn == self.e_vpn.val())
                 {
-                    self.e_pfn.d.next = self.e_tlb.q.val().pfn;
+                    self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                     self.e_state.d.next = Engine::Emit;
                 } else {
                     self.e_state.d.next = Engine::Shift;
@@ -1057,15 +977,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                         self.c_done.d.next = true;
                         self.c_error.d.next = true;
                     } else {
-                        // Read the entry (address from a state register,
-                        // two cycles), register it, then modify and write it.
-                        self.c_state.d.next = Control::Issue;
+                        // Read the entry (two cycles), register it, then
+                        // modify and write it.
+                        self.mr.read_enable.next = true;
+                        self.mr.read_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
+                        self.c_state.d.next = Control::Wait;
                     }
                 }
-            }
-            Control::Issue => {
-                self.mr.read_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
-                self.c_state.d.next = Control::Wait;
             }
             Control::Wait => {
                 self.mr.output_enable.next = true;
@@ -1122,11 +1040,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         if self.reset.val() {
             self.v1.d.next = false;
             self.v2.d.next = false;
-            self.vx.d.next = false;
-            self.h3_valid.d.next = false;
-            self.f3_wptr.d.next = 0.into();
-            self.f3_rptr.d.next = 0.into();
-            self.f3_count.d.next = 0.into();
+            self.v3.d.next = false;
             self.e_state.d.next = Engine::Idle;
             self.n_bad_key.d.next = 0.into();
             self.n_invalidated.d.next = 0.into();
