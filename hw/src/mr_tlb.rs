@@ -35,18 +35,22 @@
 //! # Pipeline (requests)
 //! | cycle | work |
 //! |---|---|
-//! | accept | request registered into S1; MR table and TLB read, addressed straight from `s_req_key` / `s_req_va` |
-//! | S1 | both RAM words registered into S2 as they come out (no logic after a block RAM) |
-//! | S2 | key/tag/state, PD, access and bounds checks; TLB tag compare; first and last byte in one page?; single-chunk grants, rejects and zero-length grants go out; otherwise handed to the engine |
+//! | accept | request registered into S1; MR table and TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
+//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5) |
+//! | S2 | key/tag/state, PD, access and bounds checks; TLB tag compare; first and last byte in one page?; all registered into S3 |
+//! | S3 | decision: single-chunk grants, rejects (counted per reason) and zero-length grants go out; otherwise handed to the engine |
 //! | out | grant register (`m_grant_*`), with a 16-entry queue behind it |
 //!
-//! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`), one
+//! Hit latency 3 cycles (from the accepting edge to `m_grant_valid`; the
+//! issue's goal is 2, traded for ECP5 Fmax, see docs/BENCHMARKS.md), one
 //! request per cycle while requests hit and fit one page. A request that
 //! misses, or spans pages, goes to the *engine*, which stalls the
-//! pipeline: a walk (shift, page-table index, page-table read, register,
-//! TLB fill, emit: 8 cycles from accept to the first chunk) and then 5
-//! cycles per further page on hits (advance, TLB read, register, compare,
-//! emit), walking on a miss.
+//! pipeline: a walk (shift, page-table index, page-table read in two
+//! cycles, register, TLB fill, emit: 10 cycles from accept to the first
+//! chunk) and then 5 cycles per further page on hits (advance, TLB read,
+//! output register, compare, emit), walking on a miss. If the engine reads
+//! the TLB while a request waits in S1 or S2, that request's word is lost
+//! and it walks (same outcome, more cycles).
 //!
 //! # Programming
 //! `s_cmd_*` is a valid/ready command port (the CSR block will drive it).
