@@ -35,18 +35,22 @@
 //! # Pipeline (requests)
 //! | cycle | work |
 //! |---|---|
-//! | accept | request registered into S1; MR table and TLB read, addressed straight from `s_req_key` / `s_req_va` |
-//! | S1 | both RAM words registered into S2 as they come out (no logic after a block RAM) |
-//! | S2 | key/tag/state, PD, access and bounds checks; TLB tag compare; first and last byte in one page?; single-chunk grants, rejects and zero-length grants go out; otherwise handed to the engine |
+//! | accept | request registered into S1; MR table and TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
+//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5) |
+//! | S2 | key/tag/state, PD, access and bounds checks; TLB tag compare; first and last byte in one page?; all registered into S3 |
+//! | S3 | decision: single-chunk grants, rejects (counted per reason) and zero-length grants go out; otherwise handed to the engine |
 //! | out | grant register (`m_grant_*`), with a 16-entry queue behind it |
 //!
-//! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`), one
+//! Hit latency 3 cycles (from the accepting edge to `m_grant_valid`; the
+//! issue's goal is 2, traded for ECP5 Fmax, see docs/BENCHMARKS.md), one
 //! request per cycle while requests hit and fit one page. A request that
 //! misses, or spans pages, goes to the *engine*, which stalls the
-//! pipeline: a walk (shift, page-table index, page-table read, register,
-//! TLB fill, emit: 8 cycles from accept to the first chunk) and then 5
-//! cycles per further page on hits (advance, TLB read, register, compare,
-//! emit), walking on a miss.
+//! pipeline: a walk (shift, page-table index, page-table read in two
+//! cycles, register, TLB fill, emit: 10 cycles from accept to the first
+//! chunk) and then 5 cycles per further page on hits (advance, TLB read,
+//! output register, compare, emit), walking on a miss. If the engine reads
+//! the TLB while a request waits in S1 or S2, that request's word is lost
+//! and it walks (same outcome, more cycles).
 //!
 //! # Programming
 //! `s_cmd_*` is a valid/ready command port (the CSR block will drive it).
@@ -58,7 +62,7 @@
 //! After reset the block clears the MR table and the TLB (`busy` high for
 //! `2^max(MA, TA)` cycles) before it takes requests or commands.
 
-use crate::bram::Bram;
+use crate::bram::BramOutReg;
 use crate::prim::LutRam;
 use roce_wire::mr::{MrState, Reject, EPOCH_BITS, PAGE_SHIFT_MAX, PAGE_SHIFT_MIN, PA_BITS};
 use rust_hdl_core::prelude::*;
@@ -125,12 +129,15 @@ pub struct GrantWord {
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Engine {
     Idle,
+    Room,
+    Fits,
     Look,
     Wait,
     Compare,
     Shift,
     Index,
     Read,
+    Hold,
     Load,
     Fill,
     Emit,
@@ -141,6 +148,7 @@ enum Engine {
 enum Control {
     Sweep,
     Idle,
+    Wait,
     Capture,
     Modify,
 }
@@ -185,10 +193,18 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     pub m_cmd_error: Signal<Out, Bit>,
     /// One-cycle pulse per page-table walk (a TLB miss).
     pub tlb_miss: Signal<Out, Bit>,
+    // Counters (DESIGN §3: every drop counted), cleared by reset, wrapping
+    // at 2^32: rejects per reason, and page-table walks.
+    pub cnt_bad_key: Signal<Out, Bits<32>>,
+    pub cnt_invalidated_key: Signal<Out, Bits<32>>,
+    pub cnt_pd_mismatch: Signal<Out, Bits<32>>,
+    pub cnt_access_denied: Signal<Out, Bits<32>>,
+    pub cnt_out_of_bounds: Signal<Out, Bits<32>>,
+    pub cnt_tlb_miss: Signal<Out, Bits<32>>,
 
-    mr: Bram<MrWord, MA>,
-    pt: Bram<Bits<40>, PTA>,
-    tlb: Bram<TlbWord, TA>,
+    mr: BramOutReg<MrWord, MA>,
+    pt: BramOutReg<Bits<40>, PTA>,
+    tlb: BramOutReg<TlbWord, TA>,
     queue: LutRam<GrantWord, QUEUE_ADDR_BITS>,
 
     // Constants.
@@ -217,7 +233,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     // Flow.
     ld1: Signal<Local, Bit>,
     ld2: Signal<Local, Bit>,
-    s2_fire: Signal<Local, Bit>,
+    ld3: Signal<Local, Bit>,
+    s3_fire: Signal<Local, Bit>,
     e_look: Signal<Local, Bit>,
     can_go: Signal<Local, Bit>,
 
@@ -233,10 +250,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     end1: DFF<Bits<65>>,
     zero1: DFF<Bit>,
 
-    // S2: the request with both words captured straight from the RAMs.
+    // S2: the request; its MR entry and TLB word are the RAMs' output
+    // registers (loaded as the request enters S2).
     v2: DFF<Bit>,
-    mr2: DFF<MrWord>,
-    tlb2: DFF<TlbWord>,
     tok2: DFF<Bit>,
     key2: DFF<Bits<32>>,
     inrange2: DFF<Bit>,
@@ -252,6 +268,23 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     hit2: Signal<Local, Bit>,
     single2: Signal<Local, Bit>,
 
+    // S3: the checks' results, registered; the decision.
+    v3: DFF<Bit>,
+    reason3: DFF<Bits<3>>,
+    hit3: DFF<Bit>,
+    single3: DFF<Bit>,
+    zero3: DFF<Bit>,
+    pa3: DFF<Bits<64>>,
+    len3: DFF<Bits<32>>,
+    va3: DFF<Bits<64>>,
+    mask3: DFF<Bits<64>>,
+    shift3: DFF<Bits<5>>,
+    base3: DFF<Bits<64>>,
+    ptb3: DFF<Bits<16>>,
+    idx3: DFF<Bits<16>>,
+    epoch3: DFF<Bits<8>>,
+    pfn3: DFF<Bits<40>>,
+
     // Engine (misses and multi-page requests).
     e_state: DFF<Engine>,
     e_va: DFF<Bits<64>>,
@@ -263,14 +296,17 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_idx: DFF<Bits<16>>,
     e_epoch: DFF<Bits<8>>,
     e_pfn: DFF<Bits<40>>,
-    e_tlb: DFF<TlbWord>,
     e_vs: DFF<Bits<64>>,
     e_bs: DFF<Bits<64>>,
     e_pta: DFF<Bits<PTA>>,
     e_chunk: DFF<Bits<32>>,
+    /// Bytes from `e_va` to the end of its page, and whether `e_rem` fits
+    /// in them: recomputed every cycle from the registers above (valid two
+    /// cycles after `e_va` / `e_rem` change).
+    e_room: DFF<Bits<32>>,
+    e_fits: DFF<Bit>,
     e_tidx: Signal<Local, Bits<TA>>,
     e_vpn: Signal<Local, Bits<52>>,
-    e_room: Signal<Local, Bits<32>>,
 
     // Output queue.
     q_write: Signal<Local, Bit>,
@@ -282,6 +318,14 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     q_rptr: DFF<Bits<QUEUE_ADDR_BITS>>,
     q_valid: DFF<Bit>,
     q_out: DFF<GrantWord>,
+
+    // Counters.
+    n_bad_key: DFF<Bits<32>>,
+    n_invalidated: DFF<Bits<32>>,
+    n_pd: DFF<Bits<32>>,
+    n_access: DFF<Bits<32>>,
+    n_bounds: DFF<Bits<32>>,
+    n_miss: DFF<Bits<32>>,
 
     // Control plane.
     c_state: DFF<Control>,
@@ -344,9 +388,15 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             m_cmd_done: Default::default(),
             m_cmd_error: Default::default(),
             tlb_miss: Default::default(),
-            mr: Bram::new(),
-            pt: Bram::new(),
-            tlb: Bram::new(),
+            cnt_bad_key: Default::default(),
+            cnt_invalidated_key: Default::default(),
+            cnt_pd_mismatch: Default::default(),
+            cnt_access_denied: Default::default(),
+            cnt_out_of_bounds: Default::default(),
+            cnt_tlb_miss: Default::default(),
+            mr: BramOutReg::new(),
+            pt: BramOutReg::new(),
+            tlb: BramOutReg::new(),
             queue: LutRam::new(),
             n_mr: c(1 << MA),
             n_pt: c(1 << PTA),
@@ -371,7 +421,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             sweep_last: c((1u64 << MA.max(TA)) - 1),
             ld1: Default::default(),
             ld2: Default::default(),
-            s2_fire: Default::default(),
+            ld3: Default::default(),
+            s3_fire: Default::default(),
             e_look: Default::default(),
             can_go: Default::default(),
             v1: Default::default(),
@@ -385,8 +436,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             end1: Default::default(),
             zero1: Default::default(),
             v2: Default::default(),
-            mr2: Default::default(),
-            tlb2: Default::default(),
             tok2: Default::default(),
             key2: Default::default(),
             inrange2: Default::default(),
@@ -401,6 +450,21 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             reason2: Default::default(),
             hit2: Default::default(),
             single2: Default::default(),
+            v3: Default::default(),
+            reason3: Default::default(),
+            hit3: Default::default(),
+            single3: Default::default(),
+            zero3: Default::default(),
+            pa3: Default::default(),
+            len3: Default::default(),
+            va3: Default::default(),
+            mask3: Default::default(),
+            shift3: Default::default(),
+            base3: Default::default(),
+            ptb3: Default::default(),
+            idx3: Default::default(),
+            epoch3: Default::default(),
+            pfn3: Default::default(),
             e_state: Default::default(),
             e_va: Default::default(),
             e_rem: Default::default(),
@@ -411,7 +475,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_idx: Default::default(),
             e_epoch: Default::default(),
             e_pfn: Default::default(),
-            e_tlb: Default::default(),
             e_vs: Default::default(),
             e_bs: Default::default(),
             e_pta: Default::default(),
@@ -419,6 +482,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_tidx: Default::default(),
             e_vpn: Default::default(),
             e_room: Default::default(),
+            e_fits: Default::default(),
             q_write: Default::default(),
             q_data: Default::default(),
             q_pop: Default::default(),
@@ -428,6 +492,12 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             q_rptr: Default::default(),
             q_valid: Default::default(),
             q_out: Default::default(),
+            n_bad_key: Default::default(),
+            n_invalidated: Default::default(),
+            n_pd: Default::default(),
+            n_access: Default::default(),
+            n_bounds: Default::default(),
+            n_miss: Default::default(),
             c_state: Default::default(),
             c_sweep_mr: Default::default(),
             c_count: Default::default(),
@@ -443,7 +513,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
 
     /// Cycles from the edge that accepts a request to `m_grant_valid`, for
     /// a TLB hit inside one page with the output free.
-    pub const HIT_LATENCY: usize = 2;
+    pub const HIT_LATENCY: usize = 3;
     /// MR table entries.
     pub const MRS: usize = 1 << MA;
     /// TLB entries.
@@ -462,50 +532,118 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, v1, t1_ok, key1, inrange1, pd1, access1, va1, len1, end1, zero1, v2, mr2,
-            tlb2, tok2, key2, inrange2, pd2, access2, va2, len2, end2, span2, zero2, e_state, e_va,
-            e_rem, e_mask, e_shift, e_base, e_ptb, e_idx, e_epoch, e_pfn, e_tlb, e_vs, e_bs, e_pta,
-            e_chunk, q_count, q_wptr, q_rptr, q_valid, q_out, c_state, c_sweep_mr, c_count, c_done,
-            c_error, c_old, c_refuse
+            self,
+            clock,
+            v1,
+            t1_ok,
+            key1,
+            inrange1,
+            pd1,
+            access1,
+            va1,
+            len1,
+            end1,
+            zero1,
+            v2,
+            tok2,
+            key2,
+            inrange2,
+            pd2,
+            access2,
+            va2,
+            len2,
+            end2,
+            span2,
+            zero2,
+            v3,
+            reason3,
+            hit3,
+            single3,
+            zero3,
+            pa3,
+            len3,
+            va3,
+            mask3,
+            shift3,
+            base3,
+            ptb3,
+            idx3,
+            epoch3,
+            pfn3,
+            e_state,
+            e_va,
+            e_rem,
+            e_mask,
+            e_shift,
+            e_base,
+            e_ptb,
+            e_idx,
+            e_epoch,
+            e_pfn,
+            e_vs,
+            e_bs,
+            e_pta,
+            e_chunk,
+            e_room,
+            e_fits,
+            q_count,
+            q_wptr,
+            q_rptr,
+            q_valid,
+            q_out,
+            n_bad_key,
+            n_invalidated,
+            n_pd,
+            n_access,
+            n_bounds,
+            n_miss,
+            c_state,
+            c_sweep_mr,
+            c_count,
+            c_done,
+            c_error,
+            c_old,
+            c_refuse
         );
         clock!(self, clock, mr, pt, tlb, queue);
 
-        // ---- Engine-side combinational values (from its registers).
+        // ---- Engine-side values (from its registers).
         self.e_tidx.next =
             bit_cast::<TA, 64>(self.e_va.q.val() >> 12) ^ bit_cast::<TA, 16>(self.e_idx.q.val());
         self.e_vpn.next = bit_cast::<52, 64>(self.e_va.q.val() >> 12);
-        self.e_room.next = (self.one32.val() << self.e_shift.q.val())
+        self.e_room.d.next = (self.one32.val() << self.e_shift.q.val())
             - bit_cast::<32, 64>(self.e_va.q.val() & self.e_mask.q.val());
+        self.e_fits.d.next = self.e_rem.q.val() <= self.e_room.q.val();
         self.e_look.next = self.e_state.q.val() == Engine::Look;
 
-        // ---- Queue room and the S2 go condition (registered inputs only).
+        // ---- Queue room and the S3 go condition (registered inputs only).
         self.can_go.next =
             (self.e_state.q.val() == Engine::Idle) & (self.q_count.q.val() != self.q_cap.val());
 
-        // ---- S2: every check, on registered words.
-        self.mask2.next = (self.one64.val() << self.mr2.q.val().shift) - 1;
+        // ---- S2: every check, on the RAMs' output registers.
+        self.mask2.next = (self.one64.val() << self.mr.read_data.val().shift) - 1;
         self.reason2.next = 0.into();
         if !self.inrange2.q.val()
-            | (self.mr2.q.val().state == self.st_free.val())
-            | (self.mr2.q.val().tag != bit_cast::<8, 32>(self.key2.q.val()))
+            | (self.mr.read_data.val().state == self.st_free.val())
+            | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key2.q.val()))
         {
             self.reason2.next = self.r_bad_key.val();
-        } else if self.mr2.q.val().state == self.st_invalid.val() {
+        } else if self.mr.read_data.val().state == self.st_invalid.val() {
             self.reason2.next = self.r_invalidated.val();
-        } else if self.mr2.q.val().pd != self.pd2.q.val() {
+        } else if self.mr.read_data.val().pd != self.pd2.q.val() {
             self.reason2.next = self.r_pd.val();
-        } else if (self.access2.q.val() & !self.mr2.q.val().access).any() {
+        } else if (self.access2.q.val() & !self.mr.read_data.val().access).any() {
             self.reason2.next = self.r_access.val();
-        } else if (self.va2.q.val() < self.mr2.q.val().base)
-            | (self.end2.q.val() > self.mr2.q.val().limit)
+        } else if (self.va2.q.val() < self.mr.read_data.val().base)
+            | (self.end2.q.val() > self.mr.read_data.val().limit)
         {
             self.reason2.next = self.r_bounds.val();
         }
         self.hit2.next = self.tok2.q.val()
-            & self.tlb2.q.val().valid
-            & (self.tlb2.q.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8))
-            & (self.tlb2.q.val().epoch == self.mr2.q.val().epoch)
-            & (self.tlb2.q.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12));
+            & self.tlb.read_data.val().valid
+            & (self.tlb.read_data.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8))
+            & (self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch)
+            & (self.tlb.read_data.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12));
         // First and last byte in one page: no bit above the page offset differs.
         self.single2.next = !(self.span2.q.val() & !self.mask2.val()).any();
 
@@ -514,11 +652,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.mr.write_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
         self.mr.write_data.next = self.c_old.q.val();
         self.mr.read_enable.next = false;
+        self.mr.output_enable.next = false;
         self.mr.read_address.next = bit_cast::<MA, 32>(self.s_req_key.val() >> 8);
         self.pt.write_enable.next = false;
         self.pt.write_address.next = bit_cast::<PTA, 32>(self.s_cmd_index.val());
         self.pt.write_data.next = bit_cast::<40, 64>(self.s_cmd_addr.val() >> 12);
         self.pt.read_enable.next = false;
+        self.pt.output_enable.next = false;
         self.pt.read_address.next = self.e_pta.q.val();
         self.tlb.write_enable.next = false;
         self.tlb.write_address.next = self.e_tidx.val();
@@ -528,6 +668,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.tlb.write_data.next.vpn = self.e_vpn.val();
         self.tlb.write_data.next.pfn = self.e_pfn.q.val();
         self.tlb.read_enable.next = false;
+        self.tlb.output_enable.next = false;
         self.tlb.read_address.next = bit_cast::<TA, 64>(self.s_req_va.val() >> 12)
             ^ bit_cast::<TA, 32>(self.s_req_key.val() >> 8);
         self.m_cmd_done.next = self.c_done.q.val();
@@ -537,21 +678,30 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.s_cmd_ready.next = false;
         self.tlb_miss.next = self.e_state.q.val() == Engine::Shift;
         self.busy.next = self.c_state.q.val() == Control::Sweep;
+        self.cnt_bad_key.next = self.n_bad_key.q.val();
+        self.cnt_invalidated_key.next = self.n_invalidated.q.val();
+        self.cnt_pd_mismatch.next = self.n_pd.q.val();
+        self.cnt_access_denied.next = self.n_access.q.val();
+        self.cnt_out_of_bounds.next = self.n_bounds.q.val();
+        self.cnt_tlb_miss.next = self.n_miss.q.val();
 
         // ---- Flow control.
-        self.s2_fire.next = self.v2.q.val() & self.can_go.val();
-        self.ld2.next = self.v1.q.val() & (!self.v2.q.val() | self.s2_fire.val());
+        self.s3_fire.next = self.v3.q.val() & self.can_go.val();
+        self.ld3.next = self.v2.q.val() & (!self.v3.q.val() | self.s3_fire.val());
+        self.ld2.next = self.v1.q.val() & (!self.v2.q.val() | self.ld3.val());
         // The engine's TLB look and an accept would share the read port.
         self.s_req_ready.next = (self.c_state.q.val() == Control::Idle)
             & !self.s_cmd_valid.val()
             & !self.e_look.val()
             & (!self.v1.q.val() | self.ld2.val());
         self.ld1.next = self.s_req_valid.val() & self.s_req_ready.val();
-        self.drained.next =
-            !self.v1.q.val() & !self.v2.q.val() & (self.e_state.q.val() == Engine::Idle);
+        self.drained.next = !self.v1.q.val()
+            & !self.v2.q.val()
+            & !self.v3.q.val()
+            & (self.e_state.q.val() == Engine::Idle);
 
-        // Accept into S1: read its MR entry and its TLB set (page number
-        // at 4 KiB, XOR the MR index), both straight from the inputs.
+        // Accept into S1: start reading its MR entry and its TLB set (page
+        // number at 4 KiB, XOR the MR index), both straight from the inputs.
         self.mr.read_enable.next = self.ld1.val();
         self.tlb.read_enable.next = self.ld1.val();
         if self.ld1.val() {
@@ -576,11 +726,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
         }
 
-        // S1 -> S2: capture the RAM outputs, no logic on them.
+        // S1 -> S2: the RAMs move S1's words to their output registers.
+        self.mr.output_enable.next = self.ld2.val();
+        self.tlb.output_enable.next = self.ld2.val();
         if self.ld2.val() {
             self.v2.d.next = true;
-            self.mr2.d.next = self.mr.read_data.val();
-            self.tlb2.d.next = self.tlb.read_data.val();
             self.tok2.d.next = self.t1_ok.q.val();
             self.key2.d.next = self.key1.q.val();
             self.inrange2.d.next = self.inrange1.q.val();
@@ -591,65 +741,118 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.end2.d.next = self.end1.q.val();
             self.span2.d.next = self.va1.q.val() ^ bit_cast::<64, 65>(self.end1.q.val() - 1);
             self.zero2.d.next = self.zero1.q.val();
-        } else if self.s2_fire.val() {
-            self.v2.d.next = false;
+        } else {
+            if self.ld3.val() {
+                self.v2.d.next = false;
+            }
+            if self.e_state.q.val() == Engine::Wait {
+                // The engine moves its TLB word to the output register:
+                // S2's word is gone (it walks).
+                self.tok2.d.next = false;
+            }
         }
 
-        // S2 decision: one beat out, or hand over to the engine.
+        // S2 -> S3: register the checks' results and what the engine needs.
+        if self.ld3.val() {
+            self.v3.d.next = true;
+            self.reason3.d.next = self.reason2.val();
+            self.hit3.d.next = self.hit2.val();
+            self.single3.d.next = self.single2.val();
+            self.zero3.d.next = self.zero2.q.val();
+            self.pa3.d.next = ((bit_cast::<64, 40>(self.tlb.read_data.val().pfn) << 12)
+                & !self.mask2.val())
+                | (self.va2.q.val() & self.mask2.val());
+            self.len3.d.next = self.len2.q.val();
+            self.va3.d.next = self.va2.q.val();
+            self.mask3.d.next = self.mask2.val();
+            self.shift3.d.next = self.mr.read_data.val().shift;
+            self.base3.d.next = self.mr.read_data.val().base;
+            self.ptb3.d.next = self.mr.read_data.val().pt_base;
+            self.idx3.d.next = bit_cast::<16, 32>(self.key2.q.val() >> 8);
+            self.epoch3.d.next = self.mr.read_data.val().epoch;
+            self.pfn3.d.next = self.tlb.read_data.val().pfn;
+        } else if self.s3_fire.val() {
+            self.v3.d.next = false;
+        }
+
+        // S3 decision: one beat out, or hand over to the engine.
         self.q_write.next = false;
         self.q_data.next.pa = 0.into();
         self.q_data.next.len = 0.into();
         self.q_data.next.last = true;
         self.q_data.next.reason = 0.into();
-        if self.s2_fire.val() {
-            if self.zero2.q.val() {
+        if self.s3_fire.val() {
+            if self.zero3.q.val() {
                 self.q_write.next = true;
-            } else if self.reason2.val().any() {
+            } else if self.reason3.q.val().any() {
                 self.q_write.next = true;
-                self.q_data.next.reason = self.reason2.val();
-            } else if self.hit2.val() & self.single2.val() {
+                self.q_data.next.reason = self.reason3.q.val();
+                if self.reason3.q.val() == self.r_bad_key.val() {
+                    self.n_bad_key.d.next = self.n_bad_key.q.val() + 1;
+                }
+                if self.reason3.q.val() == self.r_invalidated.val() {
+                    self.n_invalidated.d.next = self.n_invalidated.q.val() + 1;
+                }
+                if self.reason3.q.val() == self.r_pd.val() {
+                    self.n_pd.d.next = self.n_pd.q.val() + 1;
+                }
+                if self.reason3.q.val() == self.r_access.val() {
+                    self.n_access.d.next = self.n_access.q.val() + 1;
+                }
+                if self.reason3.q.val() == self.r_bounds.val() {
+                    self.n_bounds.d.next = self.n_bounds.q.val() + 1;
+                }
+            } else if self.hit3.q.val() & self.single3.q.val() {
                 self.q_write.next = true;
-                self.q_data.next.pa = ((bit_cast::<64, 40>(self.tlb2.q.val().pfn) << 12)
-                    & !self.mask2.val())
-                    | (self.va2.q.val() & self.mask2.val());
-                self.q_data.next.len = self.len2.q.val();
+                self.q_data.next.pa = self.pa3.q.val();
+                self.q_data.next.len = self.len3.q.val();
             } else {
-                self.e_va.d.next = self.va2.q.val();
-                self.e_rem.d.next = self.len2.q.val();
-                self.e_mask.d.next = self.mask2.val();
-                self.e_shift.d.next = self.mr2.q.val().shift;
-                self.e_base.d.next = self.mr2.q.val().base;
-                self.e_ptb.d.next = self.mr2.q.val().pt_base;
-                self.e_idx.d.next = bit_cast::<16, 32>(self.key2.q.val() >> 8);
-                self.e_epoch.d.next = self.mr2.q.val().epoch;
-                self.e_pfn.d.next = self.tlb2.q.val().pfn;
-                if self.hit2.val() {
-                    self.e_state.d.next = Engine::Emit;
+                self.e_va.d.next = self.va3.q.val();
+                self.e_rem.d.next = self.len3.q.val();
+                self.e_mask.d.next = self.mask3.q.val();
+                self.e_shift.d.next = self.shift3.q.val();
+                self.e_base.d.next = self.base3.q.val();
+                self.e_ptb.d.next = self.ptb3.q.val();
+                self.e_idx.d.next = self.idx3.q.val();
+                self.e_epoch.d.next = self.epoch3.q.val();
+                self.e_pfn.d.next = self.pfn3.q.val();
+                if self.hit3.q.val() {
+                    // Wait for e_room and e_fits, then emit the first page.
+                    self.e_state.d.next = Engine::Room;
                 } else {
                     self.e_state.d.next = Engine::Shift;
                 }
             }
         }
+        if self.e_state.q.val() == Engine::Shift {
+            self.n_miss.d.next = self.n_miss.q.val() + 1;
+        }
 
         // ---- Engine.
         match self.e_state.q.val() {
             Engine::Idle => {}
+            Engine::Room => {
+                self.e_state.d.next = Engine::Fits;
+            }
+            Engine::Fits => {
+                self.e_state.d.next = Engine::Emit;
+            }
             Engine::Look => {
                 self.tlb.read_address.next = self.e_tidx.val();
                 self.tlb.read_enable.next = true;
                 self.e_state.d.next = Engine::Wait;
             }
             Engine::Wait => {
-                self.e_tlb.d.next = self.tlb.read_data.val();
+                self.tlb.output_enable.next = true;
                 self.e_state.d.next = Engine::Compare;
             }
             Engine::Compare => {
-                if self.e_tlb.q.val().valid
-                    & (self.e_tlb.q.val().index == self.e_idx.q.val())
-                    & (self.e_tlb.q.val().epoch == self.e_epoch.q.val())
-                    & (self.e_tlb.q.val().vpn == self.e_vpn.val())
+                if self.tlb.read_data.val().valid
+                    & (self.tlb.read_data.val().index == self.e_idx.q.val())
+                    & (self.tlb.read_data.val().epoch == self.e_epoch.q.val())
+                    & (self.tlb.read_data.val().vpn == self.e_vpn.val())
                 {
-                    self.e_pfn.d.next = self.e_tlb.q.val().pfn;
+                    self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                     self.e_state.d.next = Engine::Emit;
                 } else {
                     self.e_state.d.next = Engine::Shift;
@@ -668,6 +871,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Engine::Read => {
                 self.pt.read_enable.next = true;
+                self.e_state.d.next = Engine::Hold;
+            }
+            Engine::Hold => {
+                self.pt.output_enable.next = true;
                 self.e_state.d.next = Engine::Load;
             }
             Engine::Load => {
@@ -684,13 +891,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                     self.q_data.next.pa = ((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12)
                         & !self.e_mask.q.val())
                         | (self.e_va.q.val() & self.e_mask.q.val());
-                    if self.e_rem.q.val() <= self.e_room.val() {
+                    if self.e_fits.q.val() {
                         self.q_data.next.len = self.e_rem.q.val();
                         self.e_state.d.next = Engine::Idle;
                     } else {
-                        self.q_data.next.len = self.e_room.val();
+                        self.q_data.next.len = self.e_room.q.val();
                         self.q_data.next.last = false;
-                        self.e_chunk.d.next = self.e_room.val();
+                        self.e_chunk.d.next = self.e_room.q.val();
                         self.e_state.d.next = Engine::Advance;
                     }
                 }
@@ -701,7 +908,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Look;
             }
         }
-
         // ---- Output queue: the output register, a LUT-RAM queue behind it.
         self.q_pop.next = self.q_valid.q.val() & self.m_grant_ready.val();
         self.q_ram_empty.next = self.q_wptr.q.val() == self.q_rptr.q.val();
@@ -775,13 +981,17 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                         self.c_done.d.next = true;
                         self.c_error.d.next = true;
                     } else {
-                        // Read the entry, register it, then modify and
-                        // write it (no logic straight after the RAM).
+                        // Read the entry (two cycles), register it, then
+                        // modify and write it.
                         self.mr.read_enable.next = true;
                         self.mr.read_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
-                        self.c_state.d.next = Control::Capture;
+                        self.c_state.d.next = Control::Wait;
                     }
                 }
+            }
+            Control::Wait => {
+                self.mr.output_enable.next = true;
+                self.c_state.d.next = Control::Capture;
             }
             Control::Capture => {
                 self.c_old.d.next = self.mr.read_data.val();
@@ -834,7 +1044,14 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         if self.reset.val() {
             self.v1.d.next = false;
             self.v2.d.next = false;
+            self.v3.d.next = false;
             self.e_state.d.next = Engine::Idle;
+            self.n_bad_key.d.next = 0.into();
+            self.n_invalidated.d.next = 0.into();
+            self.n_pd.d.next = 0.into();
+            self.n_access.d.next = 0.into();
+            self.n_bounds.d.next = 0.into();
+            self.n_miss.d.next = 0.into();
             self.q_count.d.next = 0.into();
             self.q_wptr.d.next = 0.into();
             self.q_rptr.d.next = 0.into();

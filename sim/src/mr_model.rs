@@ -26,11 +26,13 @@ pub struct Region {
     pub pt_base: u32,
 }
 
-/// The MR table and page table.
+/// The MR table and page table, and how many requests [`MrTable::counted`]
+/// rejected per reason (the hardware's drop counters).
 #[derive(Clone, Debug)]
 pub struct MrTable {
     entries: Vec<MrEntry>,
     pt: Vec<u64>,
+    rejects: [u64; Reject::ALL.len()],
 }
 
 impl MrTable {
@@ -41,6 +43,7 @@ impl MrTable {
         MrTable {
             entries: vec![MrEntry::default(); mrs],
             pt: vec![0; pt_entries],
+            rejects: [0; Reject::ALL.len()],
         }
     }
 
@@ -115,6 +118,21 @@ impl MrTable {
         Ok(())
     }
 
+    /// The outcome of a request, counted: a reject adds one to its
+    /// reason's count ([`MrTable::rejected`]), as the hardware's counters do.
+    pub fn counted(&mut self, req: &Request) -> Outcome {
+        let outcome = self.request(req);
+        if let Err(r) = outcome {
+            self.rejects[r.code() as usize - 1] += 1;
+        }
+        outcome
+    }
+
+    /// Requests [`MrTable::counted`] rejected for reason `r`.
+    pub fn rejected(&self, r: Reject) -> u64 {
+        self.rejects[r.code() as usize - 1]
+    }
+
     /// The outcome of a request.
     pub fn request(&self, req: &Request) -> Outcome {
         let entry = self.entry(req.key);
@@ -178,5 +196,10 @@ mod tests {
         assert_eq!(t.deregister(k), Ok(()));
         assert_eq!(t.request(&req), Err(Reject::BadKey));
         assert_eq!(t.request(&Request { len: 0, ..req }), Ok(vec![]));
+        assert_eq!(t.counted(&req), Err(Reject::BadKey));
+        assert_eq!(t.counted(&req), Err(Reject::BadKey));
+        assert!(t.counted(&Request { len: 0, ..req }).is_ok());
+        assert_eq!(t.rejected(Reject::BadKey), 2);
+        assert_eq!(t.rejected(Reject::OutOfBounds), 0);
     }
 }
