@@ -164,30 +164,18 @@ pub fn payload_starts() -> Vec<usize> {
     v
 }
 
-/// Bits of the L3 header that the ICRC masks to one, found by flipping
-/// each bit of a minimal header and seeing whether `icrc::compute` notices.
+/// Bits of the L3 header (IP, UDP, BTH) that the ICRC masks to one, per
+/// byte, from `roce_wire::icrc::masked_bytes`.
 pub fn icrc_masked_bits(ipv6: bool) -> Vec<u8> {
     let l = Layout {
         tagged: false,
         ipv6,
     };
-    let n = l.ext() - l.ip();
-    let mut h = vec![0u8; n + 4];
-    h[0] = if ipv6 { 0x60 } else { 0x45 };
-    let base = icrc::compute(&h).expect("a minimal header");
-    (0..n)
-        .map(|i| {
-            (0..8).fold(0u8, |m, b| {
-                let mut g = h.clone();
-                g[i] ^= 1 << b;
-                if icrc::compute(&g) == Some(base) {
-                    m | 1 << b
-                } else {
-                    m
-                }
-            })
-        })
-        .collect()
+    let mut bits = vec![0u8; l.ext() - l.ip()];
+    for &(off, mask) in icrc::masked_bytes(ipv6) {
+        bits[off] |= mask;
+    }
+    bits
 }
 
 /// CRC register the ICRC feed starts from: after the zeroed Ethernet header
@@ -749,8 +737,8 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             l1: Default::default(),
             b1: Default::default(),
             top_byte: XorMatrix::new(top_rows),
-            et_o: ByteSelect::fixed(ethernet::HEADER_LEN - 2),
-            et_i: ByteSelect::fixed(ethernet::TAGGED_HEADER_LEN - 2),
+            et_o: ByteSelect::fixed(ethernet::field::ETHERTYPE.start),
+            et_i: ByteSelect::fixed(ethernet::field::INNER_ETHERTYPE.start),
             tagged1: Default::default(),
             v6_1: Default::default(),
             v4_1: Default::default(),

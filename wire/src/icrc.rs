@@ -21,6 +21,55 @@ pub const LRH_PREFIX: [u8; 8] = [0xFF; 8];
 /// Slice-by-16 tables: the ICRC is the bulk of `roce-sim parse`'s work.
 static CRC32: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC_32_ISO_HDLC);
 
+/// The bytes the ICRC sets to ones, as (offset from the first IP header
+/// byte, mask), for an IPv4 header without options and for IPv6: TOS, TTL
+/// and header checksum, or traffic class, flow label and hop limit; the UDP
+/// checksum; BTH byte 4 (FECN, BECN, reserved). The software ICRC below and
+/// the hardware ICRC paths all read this one table.
+pub const fn masked_bytes(ipv6: bool) -> &'static [(usize, u8)] {
+    if ipv6 {
+        &MASKED_V6
+    } else {
+        &MASKED_V4
+    }
+}
+
+const fn l4_masks(ip_len: usize) -> [(usize, u8); 3] {
+    [
+        (ip_len + udp::field::CHECKSUM.start, 0xFF),
+        (ip_len + udp::field::CHECKSUM.start + 1, 0xFF),
+        (ip_len + udp::HEADER_LEN + bth::field::FECN_BECN, 0xFF),
+    ]
+}
+
+const MASKED_V4: [(usize, u8); 7] = {
+    let l4 = l4_masks(ipv4::HEADER_LEN);
+    [
+        (ipv4::field::TOS, 0xFF),
+        (ipv4::field::TTL, 0xFF),
+        (ipv4::field::CHECKSUM.start, 0xFF),
+        (ipv4::field::CHECKSUM.start + 1, 0xFF),
+        l4[0],
+        l4[1],
+        l4[2],
+    ]
+};
+
+const MASKED_V6: [(usize, u8); 8] = {
+    let l4 = l4_masks(ipv6::HEADER_LEN);
+    // Byte 0 keeps the version nibble; the traffic class starts below it.
+    [
+        (ipv6::field::VER_TC_FLOW.start, 0x0F),
+        (ipv6::field::VER_TC_FLOW.start + 1, 0xFF),
+        (ipv6::field::VER_TC_FLOW.start + 2, 0xFF),
+        (ipv6::field::VER_TC_FLOW.start + 3, 0xFF),
+        (ipv6::field::HOP_LIMIT, 0xFF),
+        l4[0],
+        l4[1],
+        l4[2],
+    ]
+};
+
 /// Longest masked region: IPv4 with 40 bytes of options + UDP + BTH.
 const MAX_MASKED: usize = 60 + udp::HEADER_LEN + bth::HEADER_LEN;
 
@@ -39,17 +88,17 @@ fn masked_headers(l3: &[u8]) -> Option<([u8; MAX_MASKED], usize)> {
     }
     let mut m = [0u8; MAX_MASKED];
     m[..n].copy_from_slice(&l3[..n]);
-    if ip_len == ipv6::HEADER_LEN && l3[0] >> 4 == 6 {
-        m[0] |= 0x0F; // traffic class high nibble (version stays)
-        m[1..4].fill(0xFF); // traffic class low nibble, flow label
-        m[ipv6::field::HOP_LIMIT] = 0xFF;
-    } else {
-        m[ipv4::field::TOS] = 0xFF;
-        m[ipv4::field::TTL] = 0xFF;
-        m[ipv4::field::CHECKSUM].fill(0xFF);
+    let v6 = l3[0] >> 4 == 6;
+    // IPv4 options move UDP and the BTH: shift the table's L4 offsets.
+    let skew = if v6 { 0 } else { ip_len - ipv4::HEADER_LEN };
+    for &(off, mask) in masked_bytes(v6) {
+        let at = if off >= ipv4::HEADER_LEN && !v6 {
+            off + skew
+        } else {
+            off
+        };
+        m[at] |= mask;
     }
-    m[ip_len + udp::field::CHECKSUM.start..ip_len + udp::field::CHECKSUM.end].fill(0xFF);
-    m[ip_len + udp::HEADER_LEN + bth::field::FECN_BECN] = 0xFF;
     Some((m, n))
 }
 
