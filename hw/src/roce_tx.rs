@@ -27,10 +27,11 @@
 use crate::crc32::Crc32;
 use crate::fifo::SyncFifo;
 use crate::gf2;
+use crate::rx_prim::ByteRealign;
 use crate::stream::{check_width, StreamIn, StreamOut};
-use crate::tx_header::{TxHeader, HDR_BITS};
-use roce_wire::icrc::LRH_PREFIX;
-use roce_wire::{bth, ethernet, ipv4, ipv6, udp};
+use crate::tx_header::{header_lengths, TxHeader, HDR_BITS};
+use roce_wire::ethernet;
+use roce_wire::icrc::{self, LRH_PREFIX};
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::*;
 
@@ -60,44 +61,6 @@ impl<const W: usize> Logic for HdrBeat<W> {
         Verilog::Custom(format!(
             "wire [{}:0] window = hdr >> (idx * {W});\nalways @(*) y = window[{}:0];\n",
             HDR_BITS - 1,
-            W - 1
-        ))
-    }
-}
-
-/// `y = ({hi, lo} >> 8*sh)[W-1:0]` for `sh` in `0..=K` byte lanes.
-#[derive(LogicBlock, Default)]
-pub struct ByteShift<const W: usize> {
-    pub lo: Signal<In, Bits<W>>,
-    pub hi: Signal<In, Bits<W>>,
-    pub sh: Signal<In, Bits<8>>,
-    pub y: Signal<Out, Bits<W>>,
-}
-
-impl<const W: usize> Logic for ByteShift<W> {
-    fn update(&mut self) {
-        let sh = self.sh.val().index() * 8;
-        let mut y = Bits::<W>::default();
-        for b in 0..W {
-            let src = b + sh;
-            let bit = if src < W {
-                self.lo.val().get_bit(src)
-            } else if src < 2 * W {
-                self.hi.val().get_bit(src - W)
-            } else {
-                false
-            };
-            y = y.replace_bit(b, bit);
-        }
-        self.y.next = y;
-    }
-    fn connect(&mut self) {
-        self.y.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "wire [{}:0] both = {{hi, lo}} >> (sh * 8);\nalways @(*) y = both[{}:0];\n",
-            2 * W - 1,
             W - 1
         ))
     }
@@ -166,37 +129,6 @@ impl<const K: usize> Logic for CountKeep<K> {
     }
 }
 
-/// Offsets (from the IP header) of the bytes the ICRC masks, and the mask,
-/// for IPv4 (`false`) and IPv6 (`true`), from `roce-wire`'s field constants.
-pub fn icrc_masked_bytes(v6: bool) -> Vec<(usize, u8)> {
-    let (ip_len, mut m) = if v6 {
-        (
-            ipv6::HEADER_LEN,
-            vec![
-                (0, 0x0F),
-                (1, 0xFF),
-                (2, 0xFF),
-                (3, 0xFF),
-                (ipv6::field::HOP_LIMIT, 0xFF),
-            ],
-        )
-    } else {
-        (
-            ipv4::HEADER_LEN,
-            vec![
-                (ipv4::field::TOS, 0xFF),
-                (ipv4::field::TTL, 0xFF),
-                (ipv4::field::CHECKSUM.start, 0xFF),
-                (ipv4::field::CHECKSUM.start + 1, 0xFF),
-            ],
-        )
-    };
-    m.push((ip_len + udp::field::CHECKSUM.start, 0xFF));
-    m.push((ip_len + udp::field::CHECKSUM.start + 1, 0xFF));
-    m.push((ip_len + udp::HEADER_LEN + bth::field::FECN_BECN, 0xFF));
-    m
-}
-
 /// ORs the ICRC masks into ICRC-stream beat `j` (IP header at byte 0).
 #[derive(LogicBlock, Default)]
 pub struct CrcMask<const W: usize, const K: usize> {
@@ -210,7 +142,7 @@ impl<const W: usize, const K: usize> Logic for CrcMask<W, K> {
     fn update(&mut self) {
         let j = self.j.val().index();
         let mut y = self.d.val();
-        for (off, mask) in icrc_masked_bytes(self.v6.val()) {
+        for &(off, mask) in icrc::masked_bytes(self.v6.val()) {
             if off / K == j {
                 for bit in 0..8 {
                     if mask >> bit & 1 != 0 {
@@ -227,7 +159,7 @@ impl<const W: usize, const K: usize> Logic for CrcMask<W, K> {
     fn hdl(&self) -> Verilog {
         let mut lanes: Vec<Vec<String>> = vec![Vec::new(); K];
         for v6 in [false, true] {
-            for (off, mask) in icrc_masked_bytes(v6) {
+            for &(off, mask) in icrc::masked_bytes(v6) {
                 lanes[off % K].push(format!(
                     "((j == 14'd{}) & {}v6 ? 8'h{mask:02x} : 8'h00)",
                     off / K,
@@ -418,7 +350,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     // Header assembly and the front.
     hb: TxHeader<W, K>,
     hbeat: HdrBeat<W>,
-    fshift: ByteShift<W>,
+    fshift: ByteRealign<W, K>,
     kmask: KeepMask<W, K>,
     /// `tkeep` the last payload beat must have.
     pkeep: CountKeep<K>,
@@ -449,7 +381,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     fq_z: DFF<Bits<2>>,
     fq_take: Signal<Local, Bit>,
     // ICRC path.
-    cshift: ByteShift<W>,
+    cshift: ByteRealign<W, K>,
     cmask: CrcMask<W, K>,
     ckeep: CountKeep<K>,
     crc: Crc32<W, K>,
@@ -497,6 +429,9 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
         // The frame before the ICRC must reach 56 bytes (60 with it).
         let min_fl = (ethernet::MIN_FRAME_LEN - roce_wire::icrc::ICRC_LEN) as u64;
         let icrc_init = gf2::update(gf2::INIT, &LRH_PREFIX) as u64;
+        // The payload moves behind the header's tail: K - (header length mod K)
+        // bytes, for the header lengths the layouts can produce.
+        let front_shifts: Vec<usize> = header_lengths().iter().map(|hl| K - hl % K).collect();
         RoceTx {
             clock: Default::default(),
             reset: Default::default(),
@@ -544,7 +479,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             error_payload: Default::default(),
             hb: TxHeader::new(),
             hbeat: Default::default(),
-            fshift: Default::default(),
+            fshift: ByteRealign::new(&front_shifts),
             kmask: Default::default(),
             pkeep: Default::default(),
             want_keep: Default::default(),
@@ -572,7 +507,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_v6: Default::default(),
             fq_z: Default::default(),
             fq_take: Default::default(),
-            cshift: Default::default(),
+            cshift: ByteRealign::new(&[eu, et]),
             cmask: Default::default(),
             ckeep: Default::default(),
             crc: Crc32::new(),
@@ -720,17 +655,21 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.kmask.keep.next = self.s_payload.tkeep.val() & self.want_keep.val();
         self.hbeat.hdr.next = self.hb.hdr.val();
         self.hbeat.idx.next = bit_cast::<5, 14>(self.ob.q.val());
-        if self.ob.q.val() == bit_cast::<14, 5>(self.hb.head_beats.val()) {
-            self.fshift.lo.next = self.hb.tail_beat.val();
-        } else {
-            self.fshift.lo.next = self.prev.q.val();
-        }
         if self.need_in.val() {
-            self.fshift.hi.next = self.kmask.y.val();
+            self.fshift.cur.next = self.kmask.y.val();
         } else {
-            self.fshift.hi.next = 0.into();
+            self.fshift.cur.next = 0.into();
         }
-        self.fshift.sh.next = self.lanes.val() - bit_cast::<8, 7>(self.hb.head_tail.val());
+        // A header that ends on a beat boundary leaves the payload in place
+        // (shift K reads as 0: `prev` is then the current beat itself).
+        if self.hb.head_tail.val() == 0 {
+            self.fshift.prev.next = self.fshift.cur.val();
+        } else if self.ob.q.val() == bit_cast::<14, 5>(self.hb.head_beats.val()) {
+            self.fshift.prev.next = self.hb.tail_beat.val();
+        } else {
+            self.fshift.prev.next = self.prev.q.val();
+        }
+        self.fshift.shift.next = self.lanes.val() - bit_cast::<8, 7>(self.hb.head_tail.val());
         self.bad_now.next = self.need_in.val()
             & (self.s_payload.tuser.val()
                 | (self.s_payload.tlast.val()
@@ -807,21 +746,21 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.c_normal.next = self.fq_take.val() & (self.fq_ob.q.val() > self.c_a.val());
         // Bytes of the frame's last beat past the aligner's lane offset.
         self.c_tail.next = self.fq_count.q.val() - self.c_e.val();
-        self.cshift.lo.next = self.prev_c.q.val();
+        self.cshift.prev.next = self.prev_c.q.val();
         self.crc.s_init.next = self.icrc_init.val();
         self.crc.s_axis.tuser.next = false;
         if self.flush.q.val() {
             // The flush belongs to the previous frame: its own lane offset.
-            self.cshift.sh.next = self.flush_e.q.val();
-            self.cshift.hi.next = 0.into();
+            self.cshift.shift.next = self.flush_e.q.val();
+            self.cshift.cur.next = 0.into();
             self.cmask.j.next = self.flush_j.q.val();
             self.cmask.v6.next = self.flush_v6.q.val();
             self.ckeep.c.next = self.flush_count.q.val();
             self.crc.s_axis.tlast.next = true;
             self.crc.s_axis.tvalid.next = true;
         } else {
-            self.cshift.sh.next = self.c_e.val();
-            self.cshift.hi.next = self.fq_data.q.val();
+            self.cshift.shift.next = self.c_e.val();
+            self.cshift.cur.next = self.fq_data.q.val();
             self.cmask.j.next = self.cj.q.val();
             self.cmask.v6.next = self.fq_v6.q.val();
             if self.fq_last.q.val() & (self.fq_count.q.val() <= self.c_e.val()) {

@@ -1,4 +1,5 @@
-//! Leaves of the RoCE v2 receive path whose Verilog is generated in Rust
+//! Leaves of the RoCE v2 receive path (`ByteRealign` also serves the
+//! transmit path) whose Verilog is generated in Rust
 //! from `roce-wire` tables (DESIGN §4: kernels cannot pick bytes by a
 //! computed offset or assemble vectors byte by byte). Each is a few lines of
 //! Verilog plus an `update()` that computes the same function for rust-hdl's

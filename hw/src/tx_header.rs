@@ -194,6 +194,19 @@ fn pattern_of(info: &OpcodeInfo) -> usize {
         .expect("pattern")
 }
 
+/// Every header length a descriptor can produce (all layouts × extension
+/// lists), ascending.
+pub fn header_lengths() -> Vec<usize> {
+    let pats = ext_patterns();
+    let mut v: Vec<usize> = (0..64)
+        .filter(|sel| sel & 15 < pats.len())
+        .map(|sel| layout_len(sel, &pats))
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 /// Header length of the layout with selector `sel` = {vlan, ipv6, pattern}.
 fn layout_len(sel: usize, pats: &[&[ExtKind]]) -> usize {
     let vlan = sel >> 5 & 1 != 0;
