@@ -321,17 +321,17 @@ mod tests {
             assert!(g.verilog.contains(&format!("module {}(", g.top)));
             assert!(!g.verilog.contains("module top"), "rename missed a module");
             assert!(g.ports.iter().any(|p| p.name == "clock"));
-            // A W-wide data port: a stream's, or the header assembly's tail beat.
-            let data = if spec.name == "tx_header" {
-                "tail_beat"
+            // A W-wide data port: a stream's, or the header assembly's window.
+            let (data, width) = if spec.name == "tx_header" {
+                ("hdr", crate::tx_header::HDR_BITS)
             } else {
-                "$tdata"
+                ("$tdata", 64)
             };
             assert!(
                 g.ports
                     .iter()
-                    .any(|p| p.name.ends_with(data) && p.width == 64),
-                "{}: no 64-bit data port",
+                    .any(|p| p.name.ends_with(data) && p.width == width),
+                "{}: no {width}-bit data port",
                 spec.name
             );
         }

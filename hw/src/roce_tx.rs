@@ -4,7 +4,7 @@
 //! the 60-byte Ethernet minimum), one beat per cycle at W = 64..512.
 //!
 //! Pipeline:
-//! 1. [`TxHeader`]: descriptor → header bytes and beat counts (2 stages,
+//! 1. [`TxHeader`]: descriptor → header bytes and beat counts (4 stages,
 //!    one descriptor per cycle).
 //! 2. Front: header beats straight from the header window, then the payload
 //!    realigned behind the header's tail (`{cur, prev} >> (K - tail)` bytes),
@@ -357,6 +357,17 @@ pub struct RoceTx<const W: usize, const K: usize> {
     want_keep: Signal<Local, Bits<K>>,
     ob: DFF<Bits<14>>,
     ib: DFF<Bits<14>>,
+    /// The next beat is a frame's first: the position flags below come from
+    /// the header assembly's registered `first_*` outputs, else from these
+    /// registers, computed a beat ahead.
+    st: DFF<Bit>,
+    last_q: DFF<Bit>,
+    body_q: DFF<Bit>,
+    fb_q: DFF<Bit>,
+    more_q: DFF<Bit>,
+    ilast_q: DFF<Bit>,
+    more_in: Signal<Local, Bit>,
+    ib_last: Signal<Local, Bit>,
     prev: DFF<Bits<W>>,
     err: DFF<Bit>,
     in_done: DFF<Bit>,
@@ -365,6 +376,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     err_pulse: DFF<Bit>,
     active: Signal<Local, Bit>,
     in_body: Signal<Local, Bit>,
+    first_body: Signal<Local, Bit>,
     need_in: Signal<Local, Bit>,
     last_now: Signal<Local, Bit>,
     bad_now: Signal<Local, Bit>,
@@ -410,7 +422,6 @@ pub struct RoceTx<const W: usize, const K: usize> {
     // Constants.
     lanes: Constant<Bits<8>>,
     all_keep: Constant<Bits<K>>,
-    min_fl: Constant<Bits<17>>,
     a_plain: Constant<Bits<14>>,
     a_tagged: Constant<Bits<14>>,
     e_plain: Constant<Bits<8>>,
@@ -426,8 +437,6 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             eu % K != 0 && et % K != 0,
             "the ICRC aligner assumes E % K != 0"
         );
-        // The frame before the ICRC must reach 56 bytes (60 with it).
-        let min_fl = (ethernet::MIN_FRAME_LEN - roce_wire::icrc::ICRC_LEN) as u64;
         let icrc_init = gf2::update(gf2::INIT, &LRH_PREFIX) as u64;
         // The payload moves behind the header's tail: K - (header length mod K)
         // bytes, for the header lengths the layouts can produce.
@@ -485,6 +494,14 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             want_keep: Default::default(),
             ob: Default::default(),
             ib: Default::default(),
+            st: Default::default(),
+            last_q: Default::default(),
+            body_q: Default::default(),
+            fb_q: Default::default(),
+            more_q: Default::default(),
+            ilast_q: Default::default(),
+            more_in: Default::default(),
+            ib_last: Default::default(),
             prev: Default::default(),
             err: Default::default(),
             in_done: Default::default(),
@@ -493,6 +510,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             err_pulse: Default::default(),
             active: Default::default(),
             in_body: Default::default(),
+            first_body: Default::default(),
             need_in: Default::default(),
             last_now: Default::default(),
             bad_now: Default::default(),
@@ -534,7 +552,6 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             m_user: Default::default(),
             lanes: Constant::new((K as u64).into()),
             all_keep: Constant::new(!Bits::<K>::default()),
-            min_fl: Constant::new(min_fl.into()),
             a_plain: Constant::new(((eu / K) as u64).into()),
             a_tagged: Constant::new(((et / K) as u64).into()),
             e_plain: Constant::new(((eu % K) as u64).into()),
@@ -558,6 +575,12 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             clock,
             ob,
             ib,
+            st,
+            last_q,
+            body_q,
+            fb_q,
+            more_q,
+            ilast_q,
             prev,
             err,
             in_done,
@@ -635,18 +658,27 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.fq_take.next =
             self.fq_valid.q.val() & !self.dfifo.full.val() & self.crc.s_axis.tready.val();
         self.active.next = self.hb.out_valid.val() & !self.drain.q.val();
-        self.in_body.next = self.ob.q.val() >= bit_cast::<14, 5>(self.hb.head_beats.val());
-        self.need_in.next = self.in_body.val()
-            & (self.ib.q.val() < self.hb.payload_beats.val())
-            & !self.in_done.q.val();
-        self.last_now.next = self.ob.q.val() == self.hb.frame_beats.val() - 1;
+        if self.st.q.val() {
+            self.in_body.next = self.hb.first_body.val();
+            self.first_body.next = self.hb.first_body.val();
+            self.last_now.next = self.hb.first_last.val();
+            self.more_in.next = self.hb.first_more.val();
+            self.ib_last.next = self.hb.first_ilast.val();
+        } else {
+            self.in_body.next = self.body_q.q.val();
+            self.first_body.next = self.fb_q.q.val();
+            self.last_now.next = self.last_q.q.val();
+            self.more_in.next = self.more_q.q.val();
+            self.ib_last.next = self.ilast_q.q.val();
+        }
+        self.need_in.next = self.in_body.val() & self.more_in.val() & !self.in_done.q.val();
         self.go.next = self.active.val()
             & (!self.fq_valid.q.val() | self.fq_take.val())
             & (!self.need_in.val() | self.s_payload.tvalid.val());
         self.s_payload.tready.next = (self.go.val() & self.need_in.val()) | self.drain.q.val();
         // Bytes past the descriptor's length are dropped even within a beat.
         self.pkeep.c.next = bit_cast::<8, 7>(self.hb.payload_last_count.val());
-        if self.ib.q.val() == self.hb.payload_beats.val() - 1 {
+        if self.ib_last.val() {
             self.want_keep.next = self.pkeep.keep.val();
         } else {
             self.want_keep.next = self.all_keep.val();
@@ -661,25 +693,28 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.fshift.cur.next = 0.into();
         }
         // A header that ends on a beat boundary leaves the payload in place
-        // (shift K reads as 0: `prev` is then the current beat itself).
+        // (shift K reads as 0: `prev` is then the current beat itself). The
+        // first body beat is the header's tail (the header window there, zero
+        // past the header) ORed with the payload moved up behind it.
         if self.hb.head_tail.val() == 0 {
             self.fshift.prev.next = self.fshift.cur.val();
-        } else if self.ob.q.val() == bit_cast::<14, 5>(self.hb.head_beats.val()) {
-            self.fshift.prev.next = self.hb.tail_beat.val();
+        } else if self.first_body.val() {
+            self.fshift.prev.next = 0.into();
         } else {
             self.fshift.prev.next = self.prev.q.val();
         }
         self.fshift.shift.next = self.lanes.val() - bit_cast::<8, 7>(self.hb.head_tail.val());
         self.bad_now.next = self.need_in.val()
             & (self.s_payload.tuser.val()
-                | (self.s_payload.tlast.val()
-                    != (self.ib.q.val() == self.hb.payload_beats.val() - 1))
+                | (self.s_payload.tlast.val() != self.ib_last.val())
                 | (self.s_payload.tlast.val()
                     & (self.s_payload.tkeep.val() != self.want_keep.val())));
         self.hb.out_ready.next = false;
         self.err_pulse.d.next = false;
         if self.go.val() {
-            if self.in_body.val() {
+            if self.in_body.val() & self.first_body.val() {
+                self.fq_data.d.next = self.fshift.y.val() | self.hbeat.y.val();
+            } else if self.in_body.val() {
                 self.fq_data.d.next = self.fshift.y.val();
             } else {
                 self.fq_data.d.next = self.hbeat.y.val();
@@ -694,29 +729,35 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.fq_ob.d.next = self.ob.q.val();
             self.fq_vlan.d.next = self.hb.is_vlan.val();
             self.fq_v6.d.next = self.hb.is_ipv6.val();
-            if self.hb.frame_len.val() < self.min_fl.val() {
-                self.fq_z.d.next = bit_cast::<2, 17>(self.min_fl.val() - self.hb.frame_len.val());
-            } else {
-                self.fq_z.d.next = 0.into();
-            }
+            self.fq_z.d.next = self.hb.fill.val();
             self.ob.d.next = self.ob.q.val() + 1;
+            // The position flags of the next beat.
+            self.st.d.next = false;
+            self.last_q.d.next = (self.ob.q.val() + 2) == self.hb.frame_beats.val();
+            self.fb_q.d.next = (self.ob.q.val() + 1) == bit_cast::<14, 5>(self.hb.head_beats.val());
+            self.body_q.d.next = self.in_body.val() | self.fb_q.d.val();
+            self.more_q.d.next = self.more_in.val();
+            self.ilast_q.d.next = self.ib_last.val();
             if self.in_body.val() {
                 // A beat past a short payload packet reads zeros from here on.
                 self.prev.d.next = 0.into();
             }
             if self.need_in.val() {
                 self.ib.d.next = self.ib.q.val() + 1;
+                self.more_q.d.next = !self.ib_last.val();
+                self.ilast_q.d.next = (self.ib.q.val() + 2) == self.hb.payload_beats.val();
                 self.prev.d.next = self.kmask.y.val();
                 if self.bad_now.val() {
                     self.err.d.next = true;
                 }
                 if self.s_payload.tlast.val() {
                     self.in_done.d.next = true;
-                } else if self.ib.q.val() == self.hb.payload_beats.val() - 1 {
+                } else if self.ib_last.val() {
                     self.late.d.next = true;
                 }
             }
             if self.last_now.val() {
+                self.st.d.next = true;
                 self.ob.d.next = 0.into();
                 self.ib.d.next = 0.into();
                 self.err.d.next = false;
@@ -863,6 +904,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.m_axis.tkeep.next = self.okeep.keep.val();
 
         if self.reset.val() {
+            self.st.d.next = true;
             self.ob.d.next = 0.into();
             self.ib.d.next = 0.into();
             self.err.d.next = false;

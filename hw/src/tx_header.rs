@@ -9,9 +9,9 @@
 //! byte over the 4 layouts × the distinct extension-header lists). The Rust
 //! `update()` (rust-hdl's simulator) is `roce_wire::FrameRepr::emit` itself.
 //!
-//! A two-stage pipeline with valid/ready on both sides: one descriptor per
-//! cycle, outputs two edges after the descriptor is taken. Byte `i` of the
-//! header is `hdr[8i+7:8i]`.
+//! A [`STAGES`]-stage pipeline with valid/ready on both sides: one
+//! descriptor per cycle, outputs [`STAGES`] edges after the descriptor is
+//! taken. Byte `i` of the header is `hdr[8i+7:8i]`, zero past `hdr_len`.
 
 use roce_wire::opcode::{ExtKind, OpcodeInfo, TABLE};
 use roce_wire::{bth, ethernet, ext, ipv4, ipv6, udp};
@@ -21,6 +21,11 @@ use rust_hdl_core::prelude::*;
 pub const HDR_BYTES: usize = 128;
 /// `HDR_BYTES * 8`.
 pub const HDR_BITS: usize = HDR_BYTES * 8;
+/// Pipeline stages: the outputs follow the descriptor by this many edges.
+pub const STAGES: usize = 4;
+/// The frame before the ICRC is filled with zeros up to this length (the
+/// 60-byte Ethernet minimum less the ICRC).
+pub const MIN_FRAME_LEN: usize = ethernet::MIN_FRAME_LEN - roce_wire::icrc::ICRC_LEN;
 
 /// The header descriptor ports (also the TX block's `s_hdr_*` ports).
 macro_rules! descriptor {
@@ -51,7 +56,7 @@ macro_rules! header_struct {
             pub in_valid: Signal<In, Bit>,
             /// It is taken at this edge (when `in_valid`).
             pub in_ready: Signal<Out, Bit>,
-            /// The outputs describe a descriptor, two edges after it was taken.
+            /// The outputs describe a descriptor, [`STAGES`] edges after it was taken.
             pub out_valid: Signal<Out, Bit>,
             /// The consumer takes the outputs at this edge.
             pub out_ready: Signal<In, Bit>,
@@ -83,16 +88,23 @@ macro_rules! header_struct {
             pub payload_beats: Signal<Out, Bits<14>>,
             /// Bytes in the last payload beat (1..=K; meaningless without payload).
             pub payload_last_count: Signal<Out, Bits<7>>,
-            /// The `K` header bytes that end at `hdr_len` (bytes before the
-            /// header read as zero): the top `head_tail` lanes are the header
-            /// bytes the first payload beat shares.
-            pub tail_beat: Signal<Out, Bits<W>>,
+            /// Zero bytes that bring the frame before the ICRC to the
+            /// Ethernet minimum (60 bytes with the ICRC): 0..=2.
+            pub fill: Signal<Out, Bits<2>>,
+            /// Beat 0 is the frame's last: `frame_beats == 1`.
+            pub first_last: Signal<Out, Bit>,
+            /// Beat 0 carries payload: `head_beats == 0`.
+            pub first_body: Signal<Out, Bit>,
+            /// There are payload beats to read: `payload_beats != 0`.
+            pub first_more: Signal<Out, Bit>,
+            /// The first payload beat is the last: `payload_beats == 1`.
+            pub first_ilast: Signal<Out, Bit>,
             /// The descriptor has an 802.1Q tag (the Ethernet header is 18 bytes).
             pub is_vlan: Signal<Out, Bit>,
             /// The descriptor is IPv6.
             pub is_ipv6: Signal<Out, Bit>,
-            /// rust-hdl simulation state: the descriptors in stages 1 and 2.
-            _stages: [Option<Vec<u128>>; 2],
+            /// rust-hdl simulation state: the descriptors in stages 1..=STAGES.
+            _stages: [Option<Vec<u128>>; STAGES],
         }
 
         impl<const W: usize, const K: usize> TxHeader<W, K> {
@@ -126,10 +138,14 @@ macro_rules! header_struct {
                     last_count: Default::default(),
                     payload_beats: Default::default(),
                     payload_last_count: Default::default(),
-                    tail_beat: Default::default(),
+                    fill: Default::default(),
+                    first_last: Default::default(),
+                    first_body: Default::default(),
+                    first_more: Default::default(),
+                    first_ilast: Default::default(),
                     is_vlan: Default::default(),
                     is_ipv6: Default::default(),
-                    _stages: [None, None],
+                    _stages: Default::default(),
                 }
             }
         }
@@ -143,16 +159,21 @@ enum Src {
     Const(u8),
     /// `name[lo+7:lo]` of a port or internal wire.
     Bits(&'static str, usize),
-    /// A Verilog expression of 8 bits.
+    /// A Verilog expression of 8 bits; `@` stands for the name prefix.
     Expr(String),
+    /// `name[lo+7:lo]` of an internal wire (never prefixed).
+    Wire(&'static str, usize),
 }
 
 impl Src {
-    fn verilog(&self) -> String {
+    /// The Verilog for the byte, port and field names prefixed by `prefix`
+    /// (the pipeline stage's registered copies).
+    fn verilog(&self, prefix: &str) -> String {
         match self {
             Src::Const(c) => format!("8'h{c:02x}"),
-            Src::Bits(n, lo) => format!("{n}[{}:{lo}]", lo + 7),
-            Src::Expr(e) => e.clone(),
+            Src::Bits(n, lo) => format!("{prefix}{n}[{}:{lo}]", lo + 7),
+            Src::Expr(e) => e.replace('@', prefix),
+            Src::Wire(n, lo) => format!("{n}[{}:{lo}]", lo + 7),
         }
     }
 }
@@ -173,6 +194,41 @@ impl Sym {
     fn byte(&mut self, at: usize, s: Src) {
         self.0[at] = s;
     }
+}
+
+/// Bytes of the canonical layout stages 2 and 3 hold: the Ethernet slot
+/// as if tagged, the IP slot as if IPv6, then UDP, BTH and the extension
+/// headers (zero past them).
+const CANON_BYTES: usize = HDR_BYTES;
+const ETH_SLOT: usize = ethernet::TAGGED_HEADER_LEN;
+const IP_SLOT: usize = ipv6::HEADER_LEN;
+
+/// Where header byte `i` of a (VLAN, IPv6) layout sits in the canonical
+/// layout (`None` past it). The MACs stay; an untagged EtherType moves to
+/// the tagged one's place; the IP header starts the IP slot; the rest
+/// follows the IP slot.
+fn canonical(i: usize, vlan: bool, v6: bool) -> Option<usize> {
+    let mac_end = ethernet::field::ETHERTYPE.start;
+    let eth = if vlan {
+        ethernet::TAGGED_HEADER_LEN
+    } else {
+        ethernet::HEADER_LEN
+    };
+    let ip = if v6 {
+        ipv6::HEADER_LEN
+    } else {
+        ipv4::HEADER_LEN
+    };
+    let c = if i < mac_end {
+        i
+    } else if i < eth {
+        i + (ETH_SLOT - eth)
+    } else if i < eth + ip {
+        ETH_SLOT + (i - eth)
+    } else {
+        ETH_SLOT + IP_SLOT + (i - eth - ip)
+    };
+    (c < CANON_BYTES).then_some(c)
 }
 
 /// The distinct extension-header lists of the opcode table, the empty list
@@ -260,7 +316,7 @@ fn layout(vlan: bool, v6: bool, exts: &[ExtKind]) -> Sym {
         s.put_field(eth, f::IDENT, "ip_ident");
         s.byte(
             eth + f::FLG_OFF.start,
-            Src::Expr("{1'b0, ip_df, 6'b0}".into()),
+            Src::Expr("{1'b0, @ip_df, 6'b0}".into()),
         );
         s.byte(eth + f::TTL, Src::Bits("ttl", 0));
         s.byte(eth + f::PROTOCOL, Src::Const(ipv4::PROTOCOL_UDP));
@@ -277,11 +333,11 @@ fn layout(vlan: bool, v6: bool, exts: &[ExtKind]) -> Sym {
     {
         use bth::field as f;
         s.byte(b + f::OPCODE, Src::Bits("opcode", 0));
-        s.byte(b + f::FLAGS, Src::Expr("{se, mig, pad_w, 4'h0}".into()));
+        s.byte(b + f::FLAGS, Src::Expr("{@se, @mig, @pad_w, 4'h0}".into()));
         s.put_field(b, f::PKEY, "pkey");
-        s.byte(b + f::FECN_BECN, Src::Expr("{fecn, becn, 6'b0}".into()));
+        s.byte(b + f::FECN_BECN, Src::Expr("{@fecn, @becn, 6'b0}".into()));
         s.put_field(b, f::DEST_QP, "dest_qp");
-        s.byte(b + f::ACKREQ, Src::Expr("{ack_req, 7'b0}".into()));
+        s.byte(b + f::ACKREQ, Src::Expr("{@ack_req, 7'b0}".into()));
         s.put_field(b, f::PSN, "psn");
     }
     let mut e = b + bth::HEADER_LEN;
@@ -327,88 +383,130 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             ext_patterns().len() <= 16,
             "extension patterns need more select bits"
         );
+        assert!(
+            header_lengths().iter().max().unwrap() - ethernet::TAGGED_HEADER_LEN - ipv6::HEADER_LEN
+                + ETH_SLOT
+                + IP_SLOT
+                <= CANON_BYTES,
+            "the canonical layout holds the longest header"
+        );
         Self::default()
     }
 
-    /// The Verilog body: a two-stage pipeline with valid/ready.
+    /// The Verilog body: a [`STAGES`]-stage pipeline with valid/ready.
     ///
-    /// Stage 1 decodes the opcode (extension pattern, payload or not),
-    /// computes the L4 length and the length-independent part of the IPv4
-    /// checksum, and places every header byte that does not depend on them.
-    /// Stage 2 adds the IP total length into the checksum, places the length
-    /// and checksum bytes, and derives the beat counts and the tail beat.
+    /// Every stage is one carry chain (or a byte multiplexer) deep, so the
+    /// block holds the 10 GbE clock on ECP5 at W = 64:
+    /// 1. Registers the descriptor; the opcode ROM gives the extension
+    ///    pattern, payload or not, and the L4 and IP base lengths as
+    ///    constants; the payload length rounded up to 4 (payload + pad);
+    ///    four ones'-complement pair sums of the length-independent IPv4
+    ///    header words.
+    /// 2. Places every header byte that does not depend on the lengths in
+    ///    the canonical layout (slots at fixed places, so a byte chooses
+    ///    among few sources); L4 length and IP total length (one add each);
+    ///    two checksum pair sums; the header length.
+    /// 3. The checksum of the fixed words; the frame length; payload beats.
+    /// 4. Adds the IP total length into the checksum; moves each byte from
+    ///    the canonical layout to its place (one of four, by VLAN and IP
+    ///    version) or puts in a length or checksum byte; frame beats.
     fn body() -> String {
         let log2k = K.trailing_zeros();
         let pats = ext_patterns();
         let mut v = String::new();
         // Handshake: each stage advances when the next one is free or drains.
+        for i in 1..=STAGES {
+            v.push_str(&format!("reg v{i};\n"));
+        }
+        v.push_str(&format!("wire adv{STAGES} = !v{STAGES} | out_ready;\n"));
+        for i in (1..STAGES).rev() {
+            v.push_str(&format!("wire adv{i} = !v{i} | adv{};\n", i + 1));
+        }
+        v.push_str(&format!(
+            "always @(*) in_ready = adv1;\nalways @(*) out_valid = v{STAGES};\n\
+             always @(posedge clock) begin\n    if (reset) begin\n"
+        ));
+        for i in 1..=STAGES {
+            v.push_str(&format!("        v{i} <= 1'b0;\n"));
+        }
+        v.push_str("    end else begin\n        if (adv1) v1 <= in_valid;\n");
+        for i in 2..=STAGES {
+            v.push_str(&format!("        if (adv{i}) v{i} <= v{};\n", i - 1));
+        }
+        v.push_str("    end\nend\n");
+        // Ones'-complement 16-bit add with the end-around carry chosen
+        // between two parallel adds (one carry chain deep, RFC 1071).
         v.push_str(
-            "reg v1, v2;\n\
-             wire adv2 = !v2 | out_ready;\n\
-             wire adv1 = !v1 | adv2;\n\
-             always @(*) in_ready = adv1;\n\
-             always @(*) out_valid = v2;\n\
-             always @(posedge clock) begin\n\
-             \x20   if (reset) begin v1 <= 1'b0; v2 <= 1'b0; end\n\
-             \x20   else begin\n\
-             \x20       if (adv1) v1 <= in_valid;\n\
-             \x20       if (adv2) v2 <= v1;\n\
-             \x20   end\n\
-             end\n",
+            "function [15:0] oc_add(input [15:0] a, input [15:0] b);\n\
+             \x20   reg [16:0] t0; reg [16:0] t1;\n\
+             \x20   begin t0 = a + b; t1 = a + b + 17'd1; oc_add = t0[16] ? t1[15:0] : t0[15:0]; end\n\
+             endfunction\n",
         );
-        // Stage 1 combinational: opcode → pattern, known, has_payload.
-        v.push_str("reg [3:0] pat;\nreg kn, hp;\nalways @(*) begin\n    case (opcode)\n");
+        // Stage 1: the opcode ROM.
+        let fixed_l4 = udp::HEADER_LEN + bth::HEADER_LEN + roce_wire::icrc::ICRC_LEN;
+        v.push_str(
+            "reg [3:0] pat;\nreg kn, hp;\nreg [4:0] ext_len;\nreg [6:0] l4_base, ipt_base;\n\
+             always @(*) begin\n    case (opcode)\n",
+        );
+        let rom_row = |pat: usize, kn: bool, hp: bool| {
+            let ext: usize = pats[pat].iter().map(|k| k.size()).sum();
+            format!(
+                "begin pat = 4'd{pat}; kn = 1'b{}; hp = 1'b{}; ext_len = 5'd{ext}; \
+                 l4_base = 7'd{}; ipt_base = 7'd{}; end",
+                kn as u8,
+                hp as u8,
+                fixed_l4 + ext,
+                fixed_l4 + ext + ipv4::HEADER_LEN
+            )
+        };
         for row in &TABLE {
             v.push_str(&format!(
-                "    8'h{:02x}: begin pat = 4'd{}; kn = 1'b1; hp = 1'b{}; end\n",
+                "    8'h{:02x}: {}\n",
                 row.code,
-                pattern_of(row),
-                row.has_payload() as u8
+                rom_row(pattern_of(row), true, row.has_payload())
             ));
         }
-        v.push_str("    default: begin pat = 4'd0; kn = 1'b0; hp = 1'b0; end\n    endcase\nend\n");
-        v.push_str("reg [4:0] ext_len;\nalways @(*) begin\n    case (pat)\n");
-        for (i, p) in pats.iter().enumerate() {
-            let len: usize = p.iter().map(|k| k.size()).sum();
-            v.push_str(&format!("    4'd{i}: ext_len = 5'd{len};\n"));
-        }
-        v.push_str("    default: ext_len = 5'd0;\n    endcase\nend\n");
-        let fixed_l4 = udp::HEADER_LEN + bth::HEADER_LEN + roce_wire::icrc::ICRC_LEN;
         v.push_str(&format!(
-            "wire [15:0] pl = hp ? payload_len : 16'd0;\n\
-             wire [1:0] pad_w = (2'd0 - pl[1:0]);\n\
-             wire [16:0] l4_full = {fixed_l4} + ext_len + pl + pad_w;\n\
-             wire [15:0] ethertype = ipv6 ? 16'h{:04x} : 16'h{:04x};\n\
-             wire [15:0] tpid = 16'h{:04x};\n\
-             wire [15:0] roce_port = 16'd{};\n\
-             wire [31:0] v6_word0 = {{4'h6, tos, flow_label}};\n\
-             wire [19:0] csum_part = {{8'h{:02x}, tos}} + ip_ident + {{1'b0, ip_df, 14'b0}} + {{ttl, 8'd{}}}\n\
-             \x20   + ip_src[31:16] + ip_src[15:0] + ip_dst[31:16] + ip_dst[15:0];\n\
-             wire [5:0] sel = {{vlan, ipv6, pat}};\n",
+            "    default: {}\n    endcase\nend\n",
+            rom_row(0, false, false)
+        ));
+        // Stage 1 registers.
+        let mut regs = String::new();
+        let mut loads = String::new();
+        for &(name, w) in Self::FIELDS {
+            regs.push_str(&format!("reg [{}:0] r_{name};\n", w - 1));
+            loads.push_str(&format!("    r_{name} <= {name};\n"));
+        }
+        v.push_str(&regs);
+        v.push_str(&format!(
+            "reg [3:0] pat1;\nreg kn1, hp1;\nreg [4:0] ext1;\nreg [6:0] l4b1, iptb1;\n\
+             reg [15:0] pl1;\nreg [16:0] plup1;\nreg [1:0] pad1;\nreg [15:0] p0, p1, p2, p3;\n\
+             wire [16:0] pl_up = ({{1'b0, payload_len}} + 17'd3) & ~17'd3;\n\
+             always @(posedge clock) if (adv1 & in_valid) begin\n{loads}\
+             \x20   pat1 <= pat;\n    kn1 <= kn;\n    hp1 <= hp;\n    ext1 <= ext_len;\n\
+             \x20   l4b1 <= l4_base;\n    iptb1 <= ipt_base;\n\
+             \x20   pl1 <= hp ? payload_len : 16'd0;\n    plup1 <= hp ? pl_up : 17'd0;\n\
+             \x20   pad1 <= hp ? 2'd0 - payload_len[1:0] : 2'd0;\n\
+             \x20   p0 <= oc_add({{8'h{:02x}, tos}}, ip_ident);\n\
+             \x20   p1 <= oc_add({{1'b0, ip_df, 14'b0}}, {{ttl, 8'd{}}});\n\
+             \x20   p2 <= oc_add(ip_src[31:16], ip_src[15:0]);\n\
+             \x20   p3 <= oc_add(ip_dst[31:16], ip_dst[15:0]);\n\
+             end\n",
+            0x40 | (ipv4::HEADER_LEN / 4),
+            ipv4::PROTOCOL_UDP,
+        ));
+        // Stage 2: derived byte sources from stage-1 registers (`r_` names).
+        v.push_str(&format!(
+            "wire [15:0] r_ethertype = r_ipv6 ? 16'h{:04x} : 16'h{:04x};\n\
+             wire [15:0] r_tpid = 16'h{:04x};\n\
+             wire [15:0] r_roce_port = 16'd{};\n\
+             wire [31:0] r_v6_word0 = {{4'h6, r_tos, r_flow_label}};\n\
+             wire [1:0] r_pad_w = pad1;\n\
+             wire [5:0] sel1 = {{r_vlan, r_ipv6, pat1}};\n",
             ethernet::ETHERTYPE_IPV6,
             ethernet::ETHERTYPE_IPV4,
             ethernet::TPID_8021Q,
             udp::ROCE_V2_PORT,
-            0x40 | (ipv4::HEADER_LEN / 4),
-            ipv4::PROTOCOL_UDP,
-        ));
-        // Stage 2 combinational, from stage-1 registers.
-        v.push_str(&format!(
-            "reg [5:0] sel1;\nreg [15:0] pl1, l4_len;\nreg [1:0] pad1;\nreg [4:0] ext1;\nreg kn1, hp1;\nreg [19:0] csum1;\nreg [{}:0] hdr1;\n\
-             wire [15:0] ip_total = l4_len + 16'd{};\n\
-             wire [20:0] csum_sum = csum1 + ip_total;\n\
-             wire [16:0] csum_f1 = csum_sum[15:0] + csum_sum[20:16];\n\
-             wire [15:0] csum_f2 = csum_f1[15:0] + csum_f1[16];\n\
-             wire [15:0] ip_csum = ~csum_f2;\n\
-             wire [6:0] hl = (sel1[5] ? 7'd{} : 7'd{}) + (sel1[4] ? 7'd{} : 7'd{}) + 7'd{} + ext1;\n\
-             wire [16:0] fl = hl + pl1 + pad1;\n",
-            HDR_BITS - 1,
-            ipv4::HEADER_LEN,
-            ethernet::TAGGED_HEADER_LEN,
-            ethernet::HEADER_LEN,
-            ipv6::HEADER_LEN,
-            ipv4::HEADER_LEN,
-            udp::HEADER_LEN + bth::HEADER_LEN
         ));
         let mut layouts = Vec::new();
         for vlan in [false, true] {
@@ -421,19 +519,26 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         }
         let late =
             |s: &Src| matches!(s, Src::Bits(n, _) if ["l4_len", "ip_total", "ip_csum"].contains(n));
-        // A case per byte over the selectors, grouped by source; `pick`
-        // gives the source of a byte for a layout.
-        let case = |v: &mut String, target: &str, sel: &str, pick: &dyn Fn(usize, &Sym) -> Src| {
+        // A case over `sel` (`bits` wide) grouped by source: `entries` gives
+        // the source for each selector value, `prefix` names its wires.
+        let case = |v: &mut String,
+                    target: &str,
+                    sel: &str,
+                    bits: usize,
+                    prefix: &str,
+                    entries: &[(usize, Src)]| {
             let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
-            for (s, sym) in &layouts {
-                let src = pick(*s, sym);
-                match groups.iter_mut().find(|(g, _)| *g == src) {
+            for (s, src) in entries {
+                match groups.iter_mut().find(|(g, _)| g == src) {
                     Some(g) => g.1.push(*s),
-                    None => groups.push((src, vec![*s])),
+                    None => groups.push((src.clone(), vec![*s])),
                 }
             }
             if groups.len() == 1 {
-                v.push_str(&format!("    {target} <= {};\n", groups[0].0.verilog()));
+                v.push_str(&format!(
+                    "    {target} <= {};\n",
+                    groups[0].0.verilog(prefix)
+                ));
                 return;
             }
             let (default_src, _) = groups.iter().max_by_key(|g| g.1.len()).unwrap().clone();
@@ -442,70 +547,104 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                 if *src == default_src {
                     continue;
                 }
-                let labels: Vec<String> = sels.iter().map(|s| format!("6'd{s}")).collect();
+                let labels: Vec<String> = sels.iter().map(|s| format!("{bits}'d{s}")).collect();
                 v.push_str(&format!(
                     "    {}: {target} <= {};\n",
                     labels.join(", "),
-                    src.verilog()
+                    src.verilog(prefix)
                 ));
             }
             v.push_str(&format!(
                 "    default: {target} <= {};\n    endcase\n",
-                default_src.verilog()
+                default_src.verilog(prefix)
             ));
         };
-        // Stage 1 registers: early bytes (late ones zero) and the scalars.
-        v.push_str(
-            "always @(posedge clock) if (adv1 & in_valid) begin\n\
-             \x20   sel1 <= sel;\n    pl1 <= pl;\n    pad1 <= pad_w;\n    ext1 <= ext_len;\n    kn1 <= kn;\n    hp1 <= hp;\n\
-             \x20   csum1 <= csum_part;\n    l4_len <= l4_full[15:0];\n"
-        );
-        for byte in 0..HDR_BYTES {
-            let target = format!("hdr1[{}:{}]", 8 * byte + 7, 8 * byte);
-            case(&mut v, &target, "sel", &|_, sym: &Sym| {
-                let src = sym.0[byte].clone();
-                if late(&src) {
-                    Src::Const(0)
-                } else {
-                    src
-                }
-            });
+        // Stage 2 registers: early bytes (late ones zero) and the lengths.
+        v.push_str(&format!(
+            "reg [5:0] sel2;\nreg kn2, hp2;\nreg [15:0] pl2, l4_2, ipt2;\nreg [16:0] plup2;\n\
+             reg [1:0] pad2;\nreg [6:0] hl2;\nreg [15:0] q0, q1;\nreg [{}:0] hdr2;\n\
+             always @(posedge clock) if (adv2 & v1) begin\n\
+             \x20   sel2 <= sel1;\n    kn2 <= kn1;\n    hp2 <= hp1;\n    pl2 <= pl1;\n    plup2 <= plup1;\n    pad2 <= pad1;\n\
+             \x20   l4_2 <= l4b1 + plup1[15:0];\n    ipt2 <= iptb1 + plup1[15:0];\n\
+             \x20   hl2 <= (r_vlan ? 7'd{} : 7'd{}) + (r_ipv6 ? 7'd{} : 7'd{}) + 7'd{} + ext1;\n\
+             \x20   q0 <= oc_add(p0, p1);\n    q1 <= oc_add(p2, p3);\n",
+            HDR_BITS - 1,
+            ethernet::TAGGED_HEADER_LEN,
+            ethernet::HEADER_LEN,
+            ipv6::HEADER_LEN,
+            ipv4::HEADER_LEN,
+            udp::HEADER_LEN + bth::HEADER_LEN
+        ));
+        // Stage 2 places the bytes in the canonical layout (see [`canonical`]):
+        // every slot at a fixed place, so a byte chooses among few sources.
+        for c in 0..CANON_BYTES {
+            let target = format!("hdr2[{}:{}]", 8 * c + 7, 8 * c);
+            let entries: Vec<(usize, Src)> = layouts
+                .iter()
+                .map(|(sel, sym)| {
+                    let (vlan, v6) = (sel >> 5 & 1 != 0, sel >> 4 & 1 != 0);
+                    let src = (0..HDR_BYTES)
+                        .find(|&i| canonical(i, vlan, v6) == Some(c))
+                        .map_or(Src::Const(0), |i| sym.0[i].clone());
+                    (*sel, if late(&src) { Src::Const(0) } else { src })
+                })
+                .collect();
+            case(&mut v, &target, "sel1", 6, "r_", &entries);
         }
         v.push_str("end\n");
-        // Stage 2 registers: late bytes, outputs, tail beat.
+        // Stage 3.
         v.push_str(&format!(
-            "always @(posedge clock) if (adv2 & v1) begin\n\
-             \x20   is_vlan <= sel1[5];\n    is_ipv6 <= sel1[4];\n    hdr_len <= hl;\n    frame_len <= fl;\n    pad <= pad1;\n    known <= kn1;\n    has_payload <= hp1;\n\
-             \x20   payload_beats <= ({{1'b0, pl1}} + 17'd{}) >> {log2k};\n\
-             \x20   payload_last_count <= ((pl1 - 16'd1) & 16'd{}) + 16'd1;\n\
-             \x20   head_beats <= hl >> {log2k};\n    head_tail <= hl & 7'd{};\n\
-             \x20   frame_beats <= (fl + 17'd{}) >> {log2k};\n\
-             \x20   last_count <= ((fl - 17'd1) & 17'd{}) + 17'd1;\n",
+            "reg [5:0] sel3;\nreg kn3, hp3;\nreg [15:0] l4_3, ipt3, r3;\nreg [1:0] pad3;\n\
+             reg [6:0] hl3;\nreg [16:0] fl3;\nreg [13:0] pb3;\nreg [6:0] plc3;\nreg [{}:0] hdr3;\nreg more3, ilast3;\n\
+             always @(posedge clock) if (adv3 & v2) begin\n\
+             \x20   sel3 <= sel2;\n    kn3 <= kn2;\n    hp3 <= hp2;\n    l4_3 <= l4_2;\n    ipt3 <= ipt2;\n    pad3 <= pad2;\n\
+             \x20   hl3 <= hl2;\n    hdr3 <= hdr2;\n    r3 <= oc_add(q0, q1);\n    fl3 <= hl2 + plup2;\n\
+             \x20   pb3 <= ({{1'b0, pl2}} + 17'd{}) >> {log2k};\n\
+             \x20   plc3 <= ((pl2 - 16'd1) & 16'd{}) + 16'd1;\n\
+             \x20   more3 <= pl2 != 16'd0;\n    ilast3 <= (pl2 != 16'd0) & (pl2 <= 16'd{K});\n\
+             end\n",
+            HDR_BITS - 1,
             K - 1,
             K - 1,
+        ));
+        // Stage 4: the late bytes (`s4_` names) and the outputs.
+        v.push_str(&format!(
+            "wire [15:0] s4_l4_len = l4_3;\nwire [15:0] s4_ip_total = ipt3;\n\
+             wire [15:0] s4_ip_csum = ~oc_add(r3, ipt3);\n\
+             always @(posedge clock) if (adv4 & v3) begin\n\
+             \x20   is_vlan <= sel3[5];\n    is_ipv6 <= sel3[4];\n    hdr_len <= hl3;\n    frame_len <= fl3;\n\
+             \x20   pad <= pad3;\n    known <= kn3;\n    has_payload <= hp3;\n\
+             \x20   payload_beats <= pb3;\n    payload_last_count <= plc3;\n\
+             \x20   head_beats <= hl3 >> {log2k};\n    head_tail <= hl3 & 7'd{};\n\
+             \x20   frame_beats <= (fl3 + 17'd{}) >> {log2k};\n\
+             \x20   last_count <= ((fl3 - 17'd1) & 17'd{}) + 17'd1;\n\
+             \x20   fill <= (fl3 < 17'd{MIN_FRAME_LEN}) ? 17'd{MIN_FRAME_LEN} - fl3 : 17'd0;\n\
+             \x20   first_last <= fl3 <= 17'd{K};\n    first_body <= hl3 < 7'd{K};\n\
+             \x20   first_more <= more3;\n    first_ilast <= ilast3;\n",
             K - 1,
             K - 1,
             K - 1
         ));
-        let stage2 = |sym: &Sym, i: usize| -> Src {
-            let src = sym.0[i].clone();
-            if late(&src) {
-                src
-            } else {
-                Src::Bits("hdr1", 8 * i)
-            }
-        };
+        // Stage 4 moves the canonical bytes to their places (a choice of
+        // four, by VLAN and IP version) and puts in the late bytes.
         for byte in 0..HDR_BYTES {
             let target = format!("hdr[{}:{}]", 8 * byte + 7, 8 * byte);
-            case(&mut v, &target, "sel1", &|_, sym: &Sym| stage2(sym, byte));
-        }
-        for lane in 0..K {
-            let target = format!("tail_beat[{}:{}]", 8 * lane + 7, 8 * lane);
-            case(&mut v, &target, "sel1", &|s, sym: &Sym| {
-                (layout_len(s, &pats) + lane)
-                    .checked_sub(K)
-                    .map_or(Src::Const(0), |i| stage2(sym, i))
-            });
+            let entries: Vec<(usize, Src)> = layouts
+                .iter()
+                .filter(|(sel, _)| sel & 15 == 0)
+                .map(|(sel, sym)| {
+                    let (vlan, v6) = (sel >> 5 & 1 != 0, sel >> 4 & 1 != 0);
+                    let src = &sym.0[byte];
+                    let src = if late(src) {
+                        src.clone()
+                    } else {
+                        canonical(byte, vlan, v6)
+                            .map_or(Src::Const(0), |c| Src::Wire("hdr3", 8 * c))
+                    };
+                    (sel >> 4, src)
+                })
+                .collect();
+            case(&mut v, &target, "sel3[5:4]", 2, "s4_", &entries);
         }
         v.push_str("end\n");
         v
@@ -634,26 +773,29 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         if self.clock.pos_edge() {
             let fields = self.field_values();
             let (in_valid, out_ready) = (self.in_valid.val(), self.out_ready.val());
-            let [s1, s2] = &mut self._stages;
+            let st = &mut self._stages;
             if self.reset.val() {
-                *s1 = None;
-                *s2 = None;
+                st.iter_mut().for_each(|s| *s = None);
             } else {
-                let adv2 = s2.is_none() || out_ready;
-                let adv1 = s1.is_none() || adv2;
-                if adv2 {
-                    *s2 = s1.take();
+                // Stage i advances when it is empty or stage i+1 advances.
+                let mut adv = [out_ready; STAGES];
+                for i in (0..STAGES).rev() {
+                    adv[i] = st[i].is_none() || (i + 1 < STAGES && adv[i + 1]) || out_ready;
                 }
-                if adv1 {
-                    *s1 = in_valid.then_some(fields);
+                for i in (0..STAGES).rev() {
+                    if adv[i] {
+                        st[i] = match i {
+                            0 => in_valid.then(|| fields.clone()),
+                            _ => st[i - 1].take(),
+                        };
+                    }
                 }
             }
         }
-        let [s1, s2] = &self._stages;
-        let adv2 = s2.is_none() || self.out_ready.val();
-        self.in_ready.next = s1.is_none() || adv2;
-        self.out_valid.next = s2.is_some();
-        if let Some(fields) = s2 {
+        let st = &self._stages;
+        self.in_ready.next = self.out_ready.val() || st.iter().any(Option::is_none);
+        self.out_valid.next = st[STAGES - 1].is_some();
+        if let Some(fields) = &st[STAGES - 1] {
             let get =
                 |name: &str| fields[Self::FIELDS.iter().position(|(n, _)| *n == name).unwrap()];
             self.is_vlan.next = get("vlan") != 0;
@@ -678,15 +820,11 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
             let pl = fl - hl - pad as usize;
             self.payload_beats.next = (pl.div_ceil(K) as u64).into();
             self.payload_last_count.next = (((pl.max(1) - 1) % K + 1) as u64).into();
-            let mut t = Bits::<W>::default();
-            for lane in 0..K {
-                if let Some(byte) = (hl + lane).checked_sub(K).map(|i| bytes[i]) {
-                    for bit in 0..8 {
-                        t = t.replace_bit(8 * lane + bit, byte >> bit & 1 != 0);
-                    }
-                }
-            }
-            self.tail_beat.next = t;
+            self.fill.next = (MIN_FRAME_LEN.saturating_sub(fl) as u64).into();
+            self.first_last.next = fl <= K;
+            self.first_body.next = hl < K;
+            self.first_more.next = pl != 0;
+            self.first_ilast.next = pl != 0 && pl <= K;
         }
     }
 
@@ -705,7 +843,11 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.last_count.connect();
         self.payload_beats.connect();
         self.payload_last_count.connect();
-        self.tail_beat.connect();
+        self.fill.connect();
+        self.first_last.connect();
+        self.first_body.connect();
+        self.first_more.connect();
+        self.first_ilast.connect();
         self.is_vlan.connect();
         self.is_ipv6.connect();
     }
