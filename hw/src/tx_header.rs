@@ -519,46 +519,63 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         }
         let late =
             |s: &Src| matches!(s, Src::Bits(n, _) if ["l4_len", "ip_total", "ip_csum"].contains(n));
-        // A case over `sel` (`bits` wide) grouped by source: `entries` gives
-        // the source for each selector value, `prefix` names its wires.
-        let case = |v: &mut String,
-                    target: &str,
-                    sel: &str,
-                    bits: usize,
-                    prefix: &str,
-                    entries: &[(usize, Src)]| {
-            let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
-            for (s, src) in entries {
-                match groups.iter_mut().find(|(g, _)| g == src) {
-                    Some(g) => g.1.push(*s),
-                    None => groups.push((src.clone(), vec![*s])),
+        // A case over the bits of the 6-bit selector `sel` that matter,
+        // grouped by source: `entries` gives the source for each selector
+        // value that occurs; `prefix` names its wires. A bit matters when
+        // flipping it changes the source of some entry.
+        let case =
+            |v: &mut String, target: &str, sel: &str, prefix: &str, entries: &[(usize, Src)]| {
+                let src_of = |s: usize| entries.iter().find(|e| e.0 == s).map(|e| &e.1);
+                let bits: Vec<usize> = (0..6)
+                    .rev()
+                    .filter(|&b| {
+                        entries
+                            .iter()
+                            .any(|(s, src)| src_of(s ^ 1 << b).is_some_and(|o| o != src))
+                    })
+                    .collect();
+                let project = |s: usize| bits.iter().fold(0, |acc, &b| acc << 1 | (s >> b & 1));
+                let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
+                for (s, src) in entries {
+                    let label = project(*s);
+                    match groups.iter_mut().find(|(g, _)| g == src) {
+                        Some(g) => {
+                            if !g.1.contains(&label) {
+                                g.1.push(label)
+                            }
+                        }
+                        None => groups.push((src.clone(), vec![label])),
+                    }
                 }
-            }
-            if groups.len() == 1 {
-                v.push_str(&format!(
-                    "    {target} <= {};\n",
-                    groups[0].0.verilog(prefix)
-                ));
-                return;
-            }
-            let (default_src, _) = groups.iter().max_by_key(|g| g.1.len()).unwrap().clone();
-            v.push_str(&format!("    case ({sel})\n"));
-            for (src, sels) in &groups {
-                if *src == default_src {
-                    continue;
+                if groups.len() == 1 {
+                    v.push_str(&format!(
+                        "    {target} <= {};\n",
+                        groups[0].0.verilog(prefix)
+                    ));
+                    return;
                 }
-                let labels: Vec<String> = sels.iter().map(|s| format!("{bits}'d{s}")).collect();
+                let sel_bits: Vec<String> = bits.iter().map(|b| format!("{sel}[{b}]")).collect();
+                let (default_src, _) = groups.iter().max_by_key(|g| g.1.len()).unwrap().clone();
+                v.push_str(&format!("    case ({{{}}})\n", sel_bits.join(", ")));
+                for (src, labels) in &groups {
+                    if *src == default_src {
+                        continue;
+                    }
+                    let labels: Vec<String> = labels
+                        .iter()
+                        .map(|l| format!("{}'d{l}", bits.len()))
+                        .collect();
+                    v.push_str(&format!(
+                        "    {}: {target} <= {};\n",
+                        labels.join(", "),
+                        src.verilog(prefix)
+                    ));
+                }
                 v.push_str(&format!(
-                    "    {}: {target} <= {};\n",
-                    labels.join(", "),
-                    src.verilog(prefix)
+                    "    default: {target} <= {};\n    endcase\n",
+                    default_src.verilog(prefix)
                 ));
-            }
-            v.push_str(&format!(
-                "    default: {target} <= {};\n    endcase\n",
-                default_src.verilog(prefix)
-            ));
-        };
+            };
         // Stage 2 registers: early bytes (late ones zero) and the lengths.
         v.push_str(&format!(
             "reg [5:0] sel2;\nreg kn2, hp2;\nreg [15:0] pl2, l4_2, ipt2;\nreg [16:0] plup2;\n\
@@ -589,7 +606,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                     (*sel, if late(&src) { Src::Const(0) } else { src })
                 })
                 .collect();
-            case(&mut v, &target, "sel1", 6, "r_", &entries);
+            case(&mut v, &target, "sel1", "r_", &entries);
         }
         v.push_str("end\n");
         // Stage 3.
@@ -631,7 +648,6 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             let target = format!("hdr[{}:{}]", 8 * byte + 7, 8 * byte);
             let entries: Vec<(usize, Src)> = layouts
                 .iter()
-                .filter(|(sel, _)| sel & 15 == 0)
                 .map(|(sel, sym)| {
                     let (vlan, v6) = (sel >> 5 & 1 != 0, sel >> 4 & 1 != 0);
                     let src = &sym.0[byte];
@@ -641,10 +657,10 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                         canonical(byte, vlan, v6)
                             .map_or(Src::Const(0), |c| Src::Wire("hdr3", 8 * c))
                     };
-                    (sel >> 4, src)
+                    (*sel, src)
                 })
                 .collect();
-            case(&mut v, &target, "sel3[5:4]", 2, "s4_", &entries);
+            case(&mut v, &target, "sel3", "s4_", &entries);
         }
         v.push_str("end\n");
         v
