@@ -41,6 +41,7 @@ impl Bus {
         self.last = Some(CsrAccess {
             offset,
             write: None,
+            cycle: self.dut.cycles(),
         });
         d
     }
@@ -55,6 +56,7 @@ impl Bus {
         self.last = Some(CsrAccess {
             offset,
             write: Some(value),
+            cycle: self.dut.cycles(),
         });
     }
 }
@@ -149,7 +151,10 @@ impl Softcore for IssSoc {
         if let Err(e) = self.step_instr() {
             panic!("{e}");
         }
-        self.bus.last
+        // The access completed within this instruction: stamp it with the
+        // count after it (instructions + bus cycles).
+        let now = self.cycles();
+        self.bus.last.map(|a| CsrAccess { cycle: now, ..a })
     }
 
     fn host_read(&mut self, offset: u32) -> (u32, u32) {

@@ -7,11 +7,14 @@
 //!   `PT_LOAD` segments into a RAM image.
 //! - [`iss`]: the `rvsim` RV32IMC instruction-set simulator with the CSR
 //!   window forwarded as AXI4-Lite transactions.
+//! - [`picorv32`]: PicoRV32 (RTL) with RAM and the CSR block in one
+//!   Verilator model (`sim/verilog/fw_soc.v`).
 //! - [`Softcore`]: what a host needs of either softcore model; [`boot`] and
 //!   [`post`] play the host's side of the mailbox and measure each command.
 
 pub mod elf;
 pub mod iss;
+pub mod picorv32;
 
 use roce_fw::qp::Request;
 use roce_fw::Regs;
@@ -24,6 +27,8 @@ use std::sync::OnceLock;
 pub struct CsrAccess {
     pub offset: u32,
     pub write: Option<u32>,
+    /// [`Softcore::cycles`] when it completed.
+    pub cycle: u64,
 }
 
 /// A softcore running roce-fw over the CSR block, plus the host's port.
@@ -31,6 +36,12 @@ pub trait Softcore {
     /// Advance the softcore by one step (ISS: one instruction; RTL: one
     /// clock); the CSR access it completed in that step, if any.
     fn step(&mut self) -> Option<CsrAccess>;
+    /// CSR accesses the firmware completed while the host's transactions
+    /// ran (RTL: the core runs on during them), not yet handed out by
+    /// `step`; taken without advancing.
+    fn drain(&mut self) -> Vec<CsrAccess> {
+        Vec::new()
+    }
     /// Host read on the CSR block's AXI4-Lite port: (data, response).
     fn host_read(&mut self, offset: u32) -> (u32, u32);
     /// Host write (all byte strobes): the response.
@@ -121,15 +132,17 @@ pub fn post<S: Softcore + ?Sized>(s: &mut S, req: &Request) -> Result<Posted, St
     h.write32(mbox::doorbell::ADDR, mbox::doorbell::GO.val(1));
     let (c0, i0) = (s.cycles(), s.instret());
     let mut done: Option<(u64, Option<u64>)> = None;
+    let mut see = |s: &mut S, a: CsrAccess| {
+        let clears = a.offset == mbox::doorbell::ADDR
+            && a.write.is_some_and(|v| mbox::doorbell::GO.get(v) == 0);
+        if clears && done.is_none() {
+            done = Some((a.cycle - c0, s.instret().zip(i0).map(|(i, i0)| i - i0)));
+        }
+    };
     let mut steps = 0u64;
     loop {
         if let Some(a) = s.step() {
-            if a.offset == mbox::doorbell::ADDR
-                && a.write.is_some_and(|v| mbox::doorbell::GO.get(v) == 0)
-                && done.is_none()
-            {
-                done = Some((s.cycles() - c0, s.instret().zip(i0).map(|(i, i0)| i - i0)));
-            }
+            see(s, a);
         }
         steps += 1;
         if steps % POLL_EVERY == 0 {
@@ -144,6 +157,9 @@ pub fn post<S: Softcore + ?Sized>(s: &mut S, req: &Request) -> Result<Posted, St
                 s.name()
             ));
         }
+    }
+    for a in s.drain() {
+        see(s, a);
     }
     let (cycles, instrs) = done.ok_or("GO cleared, but not by the firmware")?;
     let status = Host(s).read32(mbox::status::ADDR);
