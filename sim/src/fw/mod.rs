@@ -12,6 +12,7 @@
 //! - [`Softcore`]: what a host needs of either softcore model; [`boot`] and
 //!   [`post`] play the host's side of the mailbox and measure each command.
 
+pub mod demo;
 pub mod elf;
 pub mod iss;
 pub mod picorv32;
