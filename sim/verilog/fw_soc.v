@@ -2,7 +2,7 @@
 // the firmware co-simulation (sim/src/fw/picorv32.rs). Simulation only.
 //
 //   PicoRV32 (native memory interface, RV32IMC)
-//     addr < RAM_BYTES                    -> RAM (one wait state)
+//     addr < RAM_BYTES                    -> RAM (look-ahead, no wait state)
 //     CSR_BASE <= addr < CSR_BASE+window  -> AXI4-Lite master ─┐
 //     anything else                       -> bus_error (sticky)  ├─ arbiter ─> csr_w256
 //   host AXI4-Lite port s_axil_* ─────────────────────────────────┘
@@ -62,10 +62,11 @@ module fw_soc(
     wire [31:0] s_rdata;
 
     // ---- the core ----------------------------------------------------------
-    wire        mem_valid, mem_instr;
-    wire [31:0] mem_addr, mem_wdata;
-    wire [3:0]  mem_wstrb;
-    reg         ram_ready, csr_ready, err_ready;
+    wire        mem_valid, mem_instr, mem_la_read, mem_la_write;
+    wire [31:0] mem_addr, mem_wdata, mem_la_addr, mem_la_wdata;
+    wire [3:0]  mem_wstrb, mem_la_wstrb;
+    wire        ram_ready;
+    reg         csr_ready, err_ready;
     reg  [31:0] ram_rdata, csr_rdata;
     wire        mem_ready = ram_ready | csr_ready | err_ready;
     wire [31:0] mem_rdata = csr_ready ? csr_rdata : ram_ready ? ram_rdata : 32'h0;
@@ -82,6 +83,8 @@ module fw_soc(
         .mem_valid(mem_valid), .mem_instr(mem_instr), .mem_ready(mem_ready),
         .mem_addr(mem_addr), .mem_wdata(mem_wdata), .mem_wstrb(mem_wstrb),
         .mem_rdata(mem_rdata),
+        .mem_la_read(mem_la_read), .mem_la_write(mem_la_write),
+        .mem_la_addr(mem_la_addr), .mem_la_wdata(mem_la_wdata), .mem_la_wstrb(mem_la_wstrb),
         .pcpi_wr(1'b0), .pcpi_rd(32'h0), .pcpi_wait(1'b0), .pcpi_ready(1'b0),
         .irq(32'h0)
     );
@@ -93,21 +96,30 @@ module fw_soc(
     wire access = mem_valid && !mem_ready;
 
     // ---- RAM -----------------------------------------------------------------
+    // Through PicoRV32's look-ahead interface: mem_la_read/mem_la_write pulse
+    // in the cycle before mem_valid with the same address (and write data),
+    // so the RAM is read or written at that edge and answers mem_ready
+    // combinationally in mem_valid's first cycle: no wait state.
     reg [31:0] ram [0:`FW_RAM_WORDS-1];
-    wire [`FW_RAM_ABITS-1:0] word = mem_addr[`FW_RAM_ABITS+1:2];
+    reg        la_hit;
+    wire [`FW_RAM_ABITS-1:0] la_word = mem_la_addr[`FW_RAM_ABITS+1:2];
+    wire la_is_ram = mem_la_addr < (`FW_RAM_WORDS * 4);
     always @(posedge clock) begin
-        ram_ready <= 1'b0;
+        la_hit <= 1'b0;
         if (reset) begin
             if (ram_we) ram[ram_waddr] <= ram_wdata;
-        end else if (access && is_ram) begin
-            ram_ready <= 1'b1;
-            ram_rdata <= ram[word];
-            if (mem_wstrb[0]) ram[word][7:0]   <= mem_wdata[7:0];
-            if (mem_wstrb[1]) ram[word][15:8]  <= mem_wdata[15:8];
-            if (mem_wstrb[2]) ram[word][23:16] <= mem_wdata[23:16];
-            if (mem_wstrb[3]) ram[word][31:24] <= mem_wdata[31:24];
+        end else if ((mem_la_read || mem_la_write) && la_is_ram) begin
+            la_hit    <= 1'b1;
+            ram_rdata <= ram[la_word];
+            if (mem_la_write) begin
+                if (mem_la_wstrb[0]) ram[la_word][7:0]   <= mem_la_wdata[7:0];
+                if (mem_la_wstrb[1]) ram[la_word][15:8]  <= mem_la_wdata[15:8];
+                if (mem_la_wstrb[2]) ram[la_word][23:16] <= mem_la_wdata[23:16];
+                if (mem_la_wstrb[3]) ram[la_word][31:24] <= mem_la_wdata[31:24];
+            end
         end
     end
+    assign ram_ready = mem_valid && la_hit;
 
     always @(posedge clock) begin
         err_ready <= 1'b0;
