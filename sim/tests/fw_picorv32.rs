@@ -56,4 +56,16 @@ fn picorv32_cycles_per_command() {
     }
     println!("PicoRV32: worst {worst} cycles per modify-QP command (goal {GOAL_CYCLES})");
     assert!(worst <= GOAL_CYCLES, "{worst} cycles > goal {GOAL_CYCLES}");
+    // Simulation speed: the firmware's idle poll loop.
+    use roce_sim::fw::Softcore;
+    let (c0, t0) = (s.cycles(), std::time::Instant::now());
+    for _ in 0..200_000 {
+        s.step();
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    println!(
+        "PicoRV32 model: {:.2} M cycles/s (poll loop, {} cycles in {secs:.3} s)",
+        (s.cycles() - c0) as f64 / secs / 1e6,
+        s.cycles() - c0
+    );
 }

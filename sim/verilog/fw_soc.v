@@ -136,25 +136,37 @@ module fw_soc(
     end
 
     // ---- the core's AXI4-Lite master -------------------------------------------
+    // A CSR access is offered to the arbiter in mem_valid's first cycle
+    // (c_*_e); c_* hold what is still to be handshaken after it.
+    wire c_start = access && is_csr && !c_busy && !csr_ready;
+    wire c_wr = |mem_wstrb;
+    wire c_aw_e = c_busy ? c_aw : c_start && c_wr;
+    wire c_w_e  = c_busy ? c_w  : c_start && c_wr;
+    wire c_ar_e = c_busy ? c_ar : c_start && !c_wr;
+    wire [`FW_CSR_ABITS-1:0] c_addr_e = c_busy ? c_addr : mem_addr[`FW_CSR_ABITS-1:0];
+    wire [31:0] c_wdata_e = c_busy ? c_wdata : mem_wdata;
+    wire [3:0]  c_wstrb_e = c_busy ? c_wstrb : mem_wstrb;
     always @(posedge clock) begin
         csr_ready <= 1'b0;
         cpu_csr_done <= 1'b0;
         if (reset) begin
             c_busy <= 1'b0; c_aw <= 1'b0; c_w <= 1'b0; c_ar <= 1'b0;
         end else begin
-            if (access && is_csr && !c_busy && !csr_ready) begin
+            if (c_start) begin
                 c_busy  <= 1'b1;
-                c_addr  <= mem_addr[`FW_CSR_ABITS-1:0];
-                c_wdata <= mem_wdata;
-                c_wstrb <= mem_wstrb;
-                c_aw    <= |mem_wstrb;
-                c_w     <= |mem_wstrb;
-                c_ar    <= ~|mem_wstrb;
+                c_addr  <= c_addr_e;
+                c_wdata <= c_wdata_e;
+                c_wstrb <= c_wstrb_e;
+                c_aw    <= c_wr && !c_awready;
+                c_w     <= c_wr && !c_wready;
+                c_ar    <= !c_wr && !c_arready;
+            end else begin
+                if (c_aw && c_awready) c_aw <= 1'b0;
+                if (c_w && c_wready) c_w <= 1'b0;
+                if (c_ar && c_arready) c_ar <= 1'b0;
             end
-            if (c_aw && c_awready) c_aw <= 1'b0;
-            if (c_w && c_wready) c_w <= 1'b0;
-            if (c_ar && c_arready) c_ar <= 1'b0;
-            // bready = rready = 1 for the core.
+            // bready = rready = 1 for the core; no response comes in the
+            // start cycle (the CSR block registers its responses).
             if (c_busy && (c_bvalid || c_rvalid)) begin
                 c_busy        <= 1'b0;
                 csr_ready     <= 1'b1;
@@ -168,25 +180,31 @@ module fw_soc(
     end
 
     // ---- arbiter: core (C) and host (H) onto the CSR block's port (S) ---------
+    // The grant takes effect in the cycle a request appears (IDLE passes the
+    // requester through) and is held in `grant` until its response is taken.
     localparam IDLE = 2'd0, CORE = 2'd1, HOST = 2'd2;
     reg [1:0] grant;
     reg       gwrite;
     // One transaction per grant: an address or data beat already passed is
     // not passed again (a master with a second request queued waits).
     reg       g_aw, g_w, g_ar;
-    wire c_req_w = c_aw && c_w, c_req_r = c_ar;
+    wire c_req_w = c_aw_e && c_w_e, c_req_r = c_ar_e, c_req = c_req_w || c_req_r;
     wire h_req_w = s_axil_awvalid && s_axil_wvalid, h_req_r = s_axil_arvalid;
-    wire gc = grant == CORE, gh = grant == HOST;
+    wire h_req = h_req_w || h_req_r;
+    wire idle = grant == IDLE;
+    wire gc = grant == CORE || (idle && c_req);
+    wire gh = grant == HOST || (idle && !c_req && h_req);
+    wire gw = idle ? (c_req ? c_req_w : h_req_w) : gwrite;
     always @(posedge clock) begin
+        if (idle) begin g_aw <= 1'b0; g_w <= 1'b0; g_ar <= 1'b0; end
         if (s_awvalid && s_awready) g_aw <= 1'b1;
         if (s_wvalid && s_wready) g_w <= 1'b1;
         if (s_arvalid && s_arready) g_ar <= 1'b1;
-        if (grant == IDLE) begin g_aw <= 1'b0; g_w <= 1'b0; g_ar <= 1'b0; end
         if (reset) grant <= IDLE;
         else case (grant)
             IDLE:
-                if (c_req_w || c_req_r) begin grant <= CORE; gwrite <= c_req_w; end
-                else if (h_req_w || h_req_r) begin grant <= HOST; gwrite <= h_req_w; end
+                if (c_req) begin grant <= CORE; gwrite <= c_req_w; end
+                else if (h_req) begin grant <= HOST; gwrite <= h_req_w; end
             CORE:
                 if (gwrite ? s_bvalid : s_rvalid) grant <= IDLE;
             HOST:
@@ -194,10 +212,10 @@ module fw_soc(
             default: grant <= IDLE;
         endcase
     end
-    wire sel_w = gwrite, sel_r = !gwrite;
-    wire s_awvalid = sel_w && !g_aw && (gc ? c_aw : gh ? s_axil_awvalid : 1'b0);
-    wire s_wvalid  = sel_w && !g_w  && (gc ? c_w  : gh ? s_axil_wvalid  : 1'b0);
-    wire s_arvalid = sel_r && !g_ar && (gc ? c_ar : gh ? s_axil_arvalid : 1'b0);
+    wire sel_w = gw, sel_r = !gw;
+    wire s_awvalid = sel_w && !g_aw && (gc ? c_aw_e : gh ? s_axil_awvalid : 1'b0);
+    wire s_wvalid  = sel_w && !g_w  && (gc ? c_w_e  : gh ? s_axil_wvalid  : 1'b0);
+    wire s_arvalid = sel_r && !g_ar && (gc ? c_ar_e : gh ? s_axil_arvalid : 1'b0);
     wire s_bready  = gc ? 1'b1 : gh ? s_axil_bready : 1'b0;
     wire s_rready  = gc ? 1'b1 : gh ? s_axil_rready : 1'b0;
     assign c_awready = gc && sel_w && !g_aw && s_awready;
@@ -216,12 +234,12 @@ module fw_soc(
 
     csr_w256 csr (
         .clock(clock), .reset(reset),
-        .s_axil_awaddr(gc ? c_addr : s_axil_awaddr), .s_axil_awvalid(s_awvalid),
+        .s_axil_awaddr(gc ? c_addr_e : s_axil_awaddr), .s_axil_awvalid(s_awvalid),
         .s_axil_awready(s_awready),
-        .s_axil_wdata(gc ? c_wdata : s_axil_wdata), .s_axil_wstrb(gc ? c_wstrb : s_axil_wstrb),
+        .s_axil_wdata(gc ? c_wdata_e : s_axil_wdata), .s_axil_wstrb(gc ? c_wstrb_e : s_axil_wstrb),
         .s_axil_wvalid(s_wvalid), .s_axil_wready(s_wready),
         .s_axil_bresp(s_bresp), .s_axil_bvalid(s_bvalid), .s_axil_bready(s_bready),
-        .s_axil_araddr(gc ? c_addr : s_axil_araddr), .s_axil_arvalid(s_arvalid),
+        .s_axil_araddr(gc ? c_addr_e : s_axil_araddr), .s_axil_arvalid(s_arvalid),
         .s_axil_arready(s_arready),
         .s_axil_rdata(s_rdata), .s_axil_rresp(s_rresp), .s_axil_rvalid(s_rvalid),
         .s_axil_rready(s_rready),
