@@ -118,7 +118,7 @@ pub fn random_bringup(rng: &mut Rng, qpn: u32, qp_type: QpType) -> BringUp {
     }
 }
 
-/// Boot, then bring `qps` random QPs (each type in turn) up through Init,
+/// Boot, then bring `qps` distinct random QPs (each type in turn) up through Init,
 /// RTR and RTS with random attributes, checking each command against the
 /// reference; then the QP's state and attributes, field by field, on the
 /// datapath port and through host CSR reads of its context. The cycles
@@ -130,8 +130,16 @@ pub fn bring_up<S: Softcore>(s: &mut S, rng: &mut Rng, qps: usize) -> Vec<(&'sta
     let n = r.n_qps();
     let mut log = Vec::new();
     let types = [QpType::Rc, QpType::Uc, QpType::Ud];
+    let mut used = Vec::new();
     for i in 0..qps {
-        let q = rng.below(n as u64) as u32;
+        // A fresh QP each time (one already up would reject Reset -> Init).
+        let q = loop {
+            let q = rng.below(n as u64) as u32;
+            if !used.contains(&q) {
+                break q;
+            }
+        };
+        used.push(q);
         let b = random_bringup(rng, q, types[i % types.len()]);
         for (name, req) in b.requests() {
             let p = post_both(
