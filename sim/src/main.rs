@@ -147,6 +147,11 @@ struct BringupArgs {
     /// Retry count.
     #[arg(long, default_value = "7", value_parser = num_max(roce_regs::qp::timers::RETRY_CNT.max()))]
     retry_cnt: u32,
+    /// Port MTU limit in bytes, written to `cfg.pmtu_cap` by the host
+    /// before the commands (default: leave the reset value, 4096); a
+    /// `--mtu` above it is rejected by the firmware.
+    #[arg(long, value_parser = mtu)]
+    pmtu_cap: Option<u32>,
     /// RNR retry count (7 = forever).
     #[arg(long, default_value = "7", value_parser = num_max(roce_regs::qp::timers::RNR_RETRY.max()))]
     rnr_retry: u32,
@@ -436,7 +441,7 @@ fn bringup(a: &BringupArgs) -> ExitCode {
                     println!(
                         "core: PicoRV32 RTL (Verilator model FwSoc) + csr_w256; firmware: {from}"
                     );
-                    fw::demo::run(&mut s, &b, &mut out)
+                    fw::demo::run(&mut s, &b, a.pmtu_cap, &mut out)
                 }
                 Err(e) => Err(e),
             }
@@ -444,7 +449,7 @@ fn bringup(a: &BringupArgs) -> ExitCode {
         Core::Iss => {
             let mut s = fw::iss::IssSoc::new(&ram, entry, 1, roce_sim::axil::Timing::FULL_RATE);
             println!("core: rvsim RV32IMC ISS + csr_w256 (Verilator); firmware: {from}");
-            fw::demo::run(&mut s, &b, &mut out)
+            fw::demo::run(&mut s, &b, a.pmtu_cap, &mut out)
         }
     };
     print!("{out}");

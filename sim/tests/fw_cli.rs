@@ -123,6 +123,42 @@ fn bringup_on_the_iss() {
     bringup("iss");
 }
 
+/// A path MTU above the port's cap (`--pmtu-cap`, written to
+/// `cfg.pmtu_cap` by the host) is the firmware's to reject: exit 1, the
+/// log stops at the rejected RTR with its result code, and the QP stays in
+/// Init with no path attributes.
+#[test]
+fn firmware_rejection_exits_1() {
+    let o = roce_sim(&[
+        "fw",
+        "bringup",
+        "--qp",
+        "9",
+        "--mtu",
+        "4096",
+        "--pmtu-cap",
+        "1024",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let cmds: Vec<&str> = out.lines().filter(|l| l.contains("modify-qp 9")).collect();
+    assert_eq!(cmds.len(), 2, "{out}");
+    assert!(cmds[0].contains(roce_regs::ResultCode::Ok.name()), "{out}");
+    assert!(
+        cmds[1].contains("init->rtr")
+            && cmds[1].contains(roce_regs::ResultCode::PmtuAboveCap.name()),
+        "{out}"
+    );
+    assert_eq!(
+        ctx_field(&out, qp::state::REG.name, qp::state::STATE.name),
+        roce_regs::QpState::Init.name()
+    );
+    assert_eq!(
+        ctx_field(&out, qp::path::REG.name, qp::path::PMTU.name),
+        "0x0"
+    );
+}
+
 #[test]
 fn bad_arguments_exit_2_naming_the_problem() {
     let n = roce_regs::QP_COUNT.to_string();

@@ -23,10 +23,29 @@ pub fn mask_names(mask: u32) -> String {
 }
 
 /// Run the bring-up on `s`, writing the log to `out`. `Ok(true)` when every
-/// command answered `ok`; `Err` when the model failed (no answer).
-pub fn run<S: Softcore>(s: &mut S, b: &BringUp, out: &mut String) -> Result<bool, String> {
+/// command answered `ok`, `Ok(false)` when one was rejected (the log stops
+/// there); `Err` when the model failed (no answer).
+/// `pmtu_cap`: a PMTU code the host writes to `cfg.pmtu_cap` after boot,
+/// before the commands (the port's MTU limit; the firmware checks
+/// `path_mtu` against it).
+pub fn run<S: Softcore>(
+    s: &mut S,
+    b: &BringUp,
+    pmtu_cap: Option<u32>,
+    out: &mut String,
+) -> Result<bool, String> {
     let booted = boot(s)?;
     let _ = writeln!(out, "boot: poll loop reached after {booted} cycles");
+    if let Some(code) = pmtu_cap {
+        let resp = s.host_write(
+            roce_regs::cfg::pmtu_cap::ADDR,
+            roce_regs::cfg::pmtu_cap::PMTU.val(code),
+        );
+        if resp != crate::axil::OKAY {
+            return Err(format!("host write of cfg.pmtu_cap answered {resp}"));
+        }
+        let _ = writeln!(out, "host: cfg.pmtu_cap = {code} (PMTU code)");
+    }
     let _ = writeln!(
         out,
         "{:<3} {:<28} {:<70} {:<20} {:>7}",
