@@ -1,7 +1,8 @@
 //! The CSR block in Verilator (`CsrW256`, the default build), driven by the
 //! AXI4-Lite master BFM (`roce_sim::axil`) with random gaps on AW, W and AR
 //! and random backpressure on B and R, and checked against a reference
-//! register file built here from the `roce-regs` tables (independent of the
+//! register file built from the `roce-regs` tables (`common::RefRegs`, shared
+//! with the firmware co-simulations; independent of the
 //! hardware decoder's plan):
 //!
 //! - every register element reads its reset value;
