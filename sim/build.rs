@@ -67,5 +67,136 @@ fn main() {
             block: &g,
         });
     }
+    fw_soc(&mut bridge);
     bridge.finish();
+}
+
+/// Where `picorv32.v` is: `$ROCE_PICORV32_V`, else the PyPI package
+/// `pythondata-cpu-picorv32` in the project venv `.venv` (scripts/setup).
+fn find_picorv32() -> Result<PathBuf, String> {
+    println!("cargo:rerun-if-env-changed=ROCE_PICORV32_V");
+    if let Some(p) = std::env::var_os("ROCE_PICORV32_V") {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("ROCE_PICORV32_V={} is not a file", p.display()))
+        };
+    }
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap())
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let python = root.join(".venv/bin/python");
+    // Rerun when the venv appears or its packages change.
+    println!("cargo:rerun-if-changed={}", root.join(".venv").display());
+    let out = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import pythondata_cpu_picorv32 as p; print(p.data_location)",
+        ])
+        .output()
+        .map_err(|e| format!("{}: {e}", python.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} cannot import pythondata_cpu_picorv32",
+            python.display()
+        ));
+    }
+    let v = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("picorv32.v");
+    if v.is_file() {
+        Ok(v)
+    } else {
+        Err(format!("{} is missing", v.display()))
+    }
+}
+
+/// The PicoRV32 SoC of the firmware co-simulation (`FwSoc`): the
+/// hand-written top `verilog/fw_soc.v` around PicoRV32 and `csr_w256`,
+/// sized by defines computed from roce-regs and the generated CSR block.
+/// Without `picorv32.v` the model is left out (cfg `roce_picorv32` unset)
+/// and `roce_sim::fw::picorv32` reports how to install it.
+fn fw_soc(bridge: &mut bridge::Bridge) {
+    println!("cargo::rustc-check-cfg=cfg(roce_picorv32)");
+    println!("cargo:rerun-if-changed=verilog/fw_soc.v");
+    let pico = match find_picorv32() {
+        Ok(p) => p,
+        Err(e) => {
+            println!(
+                "cargo:warning=PicoRV32 co-simulation model not built ({e}): run scripts/setup"
+            );
+            return;
+        }
+    };
+    println!("cargo:rerun-if-changed={}", pico.display());
+    let csr = roce_hw::blocks::generate("csr", roce_regs::QP_COUNT as usize)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let width = |name: &str| {
+        csr.ports
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("csr port {name}"))
+            .width
+    };
+    let picorv32 = std::fs::read_to_string(&pico).unwrap();
+    // One timescale for the whole model: rust-hdl's Verilog has none.
+    let picorv32: String = picorv32
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("`timescale"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let top = std::fs::read_to_string("verilog/fw_soc.v").unwrap();
+    let ram_words = fw_ram_bytes() / 4;
+    assert!(ram_words.is_power_of_two());
+    let defines = [
+        format!("FW_RAM_WORDS={ram_words}"),
+        format!("FW_RAM_ABITS={}", ram_words.trailing_zeros()),
+        format!("FW_CSR_BASE=32'd{}", roce_regs::CSR_BASE),
+        format!("FW_CSR_ABITS={}", width("s_axil_awaddr")),
+        format!("FW_CTR_BITS={}", width("counters")),
+        format!("FW_QA={}", width("qp_rd_addr")),
+        format!("FW_CTX_BITS={}", width("qp_rd_data")),
+    ];
+    assert_eq!(
+        1u64 << width("s_axil_awaddr"),
+        roce_regs::CSR_WINDOW_SIZE as u64
+    );
+    let g = roce_hw::blocks::Generated {
+        block: "fw_soc",
+        top: "fw_soc".into(),
+        verilog: format!("{}\n{top}\n{picorv32}\n", csr.verilog),
+        ports: vec![],
+        params: vec![("RAM_WORDS", ram_words)],
+        latency: None,
+    };
+    let defines: Vec<&str> = defines.iter().map(String::as_str).collect();
+    bridge.model(&bridge::ModelInfo {
+        name: "fw_soc",
+        defines: &defines,
+        about: "PicoRV32 with on-chip RAM and the CSR block (csr_w256), host AXI4-Lite port; \
+                sim/verilog/fw_soc.v",
+        block: &g,
+    });
+    println!("cargo:rustc-cfg=roce_picorv32");
+}
+
+/// The firmware's RAM size, from `firmware/memory.x` (`LENGTH = 64K`).
+fn fw_ram_bytes() -> u64 {
+    println!("cargo:rerun-if-changed=../firmware/memory.x");
+    let text = std::fs::read_to_string("../firmware/memory.x").unwrap();
+    let len = text
+        .split("LENGTH")
+        .nth(1)
+        .and_then(|s| s.split('=').nth(1))
+        .map(|s| {
+            s.split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_end_matches(',')
+        })
+        .expect("LENGTH in firmware/memory.x");
+    match len.strip_suffix('K') {
+        Some(k) => k.parse::<u64>().unwrap() * 1024,
+        None => len.parse().unwrap(),
+    }
 }

@@ -4,19 +4,12 @@
 //! instructions and soft float, entered at the reset vector 0, that fits the
 //! 64 KiB RAM of `memory.x`. Prints the code size (docs/BENCHMARKS.md).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+// The ELF build is shared with the co-simulations in roce-sim.
+#[allow(dead_code)]
+#[path = "../../sim/src/fw/elf.rs"]
+mod fw_elf;
 
-const TARGET: &str = "riscv32imc-unknown-none-elf";
-const RAM_BYTES: u64 = 64 * 1024;
-
-fn u16_at(b: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes(b[at..at + 2].try_into().unwrap())
-}
-
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
-}
+use fw_elf::{u16_at, u32_at, RAM_BYTES, TARGET};
 
 struct Section {
     name: String,
@@ -48,55 +41,12 @@ fn sections(elf: &[u8]) -> Vec<Section> {
         .collect()
 }
 
-fn target_installed() -> bool {
-    let out = Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()))
-        .args(["--print", "sysroot"])
-        .output()
-        .expect("run rustc --print sysroot");
-    let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    Path::new(&sysroot)
-        .join("lib/rustlib")
-        .join(TARGET)
-        .exists()
-}
-
 #[test]
 fn firmware_elf_builds_for_riscv32imc() {
-    assert!(
-        target_installed(),
-        "Rust target {TARGET} is not installed: run scripts/setup (rustup target add {TARGET})"
-    );
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let target_dir = root.join("target").join("fw-elf");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(root)
-        .args([
-            "build",
-            "--locked",
-            "--release",
-            "-p",
-            "roce-fw",
-            "--features",
-            "rt",
-        ])
-        .args(["--target", TARGET, "--target-dir"])
-        .arg(&target_dir)
-        .output()
-        .expect("run cargo build");
-    assert!(
-        out.status.success(),
-        "firmware build failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let path: PathBuf = target_dir.join(TARGET).join("release").join("roce-fw");
+    let path = fw_elf::build().unwrap_or_else(|e| panic!("{e}"));
     let elf = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 
-    assert_eq!(&elf[..4], b"\x7fELF", "not an ELF");
-    assert_eq!(elf[4], 1, "not a 32-bit ELF");
-    assert_eq!(elf[5], 1, "not little-endian");
-    assert_eq!(u16_at(&elf, 16), 2, "not an executable");
-    assert_eq!(u16_at(&elf, 18), 243, "e_machine is not EM_RISCV");
+    fw_elf::check_header(&elf).unwrap();
     let flags = u32_at(&elf, 36);
     assert_eq!(flags & 0x1, 0x1, "no RVC (compressed) flag: {flags:#x}");
     assert_eq!(flags & 0x6, 0, "not the soft-float ABI: {flags:#x}");

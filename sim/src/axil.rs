@@ -76,6 +76,8 @@ macro_rules! axil_slave {
     };
 }
 axil_slave!(crate::models::CsrW256);
+#[cfg(roce_picorv32)]
+axil_slave!(crate::models::FwSoc);
 
 /// A completed transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,6 +11,8 @@
 //!   packet sink with random backpressure that checks the AXI-Stream rules.
 //! - [`model`]: the common model trait and `ROCE_TRACE` handling.
 //! - [`mr_model`]: the memory-region table model the `mr_tlb` block is checked against.
+//! - [`fw`]: the roce-fw ELF on a softcore model (ISS) over the Verilated
+//!   CSR block, and the host's side of the command mailbox.
 //! - [`capture`]: streaming pcap/pcapng input and the `roce-sim parse` pipeline.
 
 pub mod axil;
@@ -18,6 +20,7 @@ pub mod axis;
 pub mod bfm;
 pub mod capture;
 pub mod descriptors;
+pub mod fw;
 pub mod model;
 pub mod mr_model;
 pub mod rng;

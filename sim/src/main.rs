@@ -53,6 +53,11 @@ enum Command {
         #[arg(long, default_value_t = 64, value_parser = parse_width)]
         width: usize,
     },
+    /// Firmware on a softcore model over the Verilated CSR block.
+    Fw {
+        #[command(subcommand)]
+        what: FwWhat,
+    },
     /// Simulated datapath benchmarks.
     Bench {
         #[command(subcommand)]
@@ -70,6 +75,94 @@ enum BenchWhat {
         #[arg(long, default_value_t = 64, value_parser = parse_width)]
         width: usize,
     },
+}
+
+#[derive(Subcommand)]
+enum FwWhat {
+    /// Boot roce-fw on a softcore, take QP N from Reset through Init and
+    /// RTR to RTS with the given attributes, print each command's mask,
+    /// result and cycles, then the QP's context read back over the CSRs.
+    /// Exit 0 when every command succeeds, 1 when the firmware rejects one,
+    /// 2 for bad arguments.
+    Bringup(Box<BringupArgs>),
+}
+
+#[derive(clap::Args)]
+struct BringupArgs {
+    /// The QP number (below the CSR block's QP count).
+    #[arg(long, value_parser = below(roce_regs::QP_COUNT))]
+    qp: u32,
+    /// The softcore model.
+    #[arg(long, value_enum, default_value_t = Core::Picorv32)]
+    core: Core,
+    /// Firmware ELF (default: build roce-fw into target/fw-elf with cargo).
+    #[arg(long)]
+    elf: Option<PathBuf>,
+    /// QP type.
+    #[arg(long = "type", default_value = "rc", value_parser = qp_type)]
+    qp_type: roce_regs::QpType,
+    /// P_Key table index.
+    #[arg(long, default_value = "0", value_parser = below(roce_regs::PKEY_COUNT))]
+    pkey_index: u32,
+    /// Access flags, comma separated (local-write, remote-write,
+    /// remote-read, remote-atomic), or "none".
+    #[arg(long, default_value = "remote-write,remote-read", value_parser = access_flags)]
+    access: u32,
+    /// Q_Key (UD).
+    #[arg(long, default_value = "0", value_parser = num_max(u32::MAX))]
+    qkey: u32,
+    /// Source GID table index.
+    #[arg(long, default_value = "0", value_parser = below(roce_regs::GID_COUNT))]
+    sgid_index: u32,
+    /// Destination MAC (aa:bb:cc:dd:ee:ff).
+    #[arg(long, default_value = "02:00:00:00:00:02", value_parser = mac)]
+    dmac: [u8; 6],
+    /// Destination GID (IPv6 text; an IPv4 peer as ::ffff:a.b.c.d).
+    #[arg(long, default_value = "::ffff:10.0.0.2", value_parser = gid)]
+    dgid: [u8; 16],
+    /// Path MTU in bytes (256, 512, 1024, 2048, 4096).
+    #[arg(long, default_value = "1024", value_parser = mtu)]
+    mtu: u32,
+    /// Destination QP number.
+    #[arg(long, default_value = "0x12", value_parser = num_max(roce_regs::qp::dest_qpn::QPN.max()))]
+    dest_qp: u32,
+    /// Receive PSN.
+    #[arg(long, default_value = "0", value_parser = num_max(roce_regs::qp::rq_psn::PSN.max()))]
+    rq_psn: u32,
+    /// Send PSN.
+    #[arg(long, default_value = "0", value_parser = num_max(roce_regs::qp::sq_psn::PSN.max()))]
+    sq_psn: u32,
+    /// Responder READ/atomic depth.
+    #[arg(long, default_value = "1", value_parser = num_max(roce_regs::MAX_DEST_RD_ATOMIC))]
+    max_dest_rd_atomic: u32,
+    /// Requester READ/atomic depth.
+    #[arg(long, default_value = "1", value_parser = num_max(roce_regs::MAX_RD_ATOMIC))]
+    max_rd_atomic: u32,
+    /// Minimum RNR NAK timer code.
+    #[arg(long, default_value = "12", value_parser = num_max(roce_regs::qp::timers::MIN_RNR_TIMER.max()))]
+    min_rnr_timer: u32,
+    /// Local ACK timeout exponent (4.096 us * 2^t; 0 disables).
+    #[arg(long, default_value = "14", value_parser = num_max(roce_regs::qp::timers::TIMEOUT.max()))]
+    timeout: u32,
+    /// Retry count.
+    #[arg(long, default_value = "7", value_parser = num_max(roce_regs::qp::timers::RETRY_CNT.max()))]
+    retry_cnt: u32,
+    /// Port MTU limit in bytes, written to `cfg.pmtu_cap` by the host
+    /// before the commands (default: leave the reset value, 4096); a
+    /// `--mtu` above it is rejected by the firmware.
+    #[arg(long, value_parser = mtu)]
+    pmtu_cap: Option<u32>,
+    /// RNR retry count (7 = forever).
+    #[arg(long, default_value = "7", value_parser = num_max(roce_regs::qp::timers::RNR_RETRY.max()))]
+    rnr_retry: u32,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum Core {
+    /// PicoRV32 RTL in Verilator (sim/verilog/fw_soc.v).
+    Picorv32,
+    /// The rvsim instruction-set simulator.
+    Iss,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -95,6 +188,9 @@ fn main() -> ExitCode {
             engine,
             width,
         } => emit(&json, &pcap, engine, width),
+        Command::Fw {
+            what: FwWhat::Bringup(a),
+        } => bringup(&a),
         Command::Bench {
             what: BenchWhat::Datapath { width },
         } => {
@@ -199,5 +295,167 @@ fn parse_width(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {
         Ok(w) if roce_sim::rx::WIDTHS.contains(&w) => Ok(w),
         _ => Err(format!("width must be one of {:?}", roce_sim::rx::WIDTHS)),
+    }
+}
+
+/// A number, decimal or 0x hex.
+fn number(s: &str) -> Result<u64, String> {
+    let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    r.map_err(|_| format!("'{s}' is not a number"))
+}
+
+fn num_max(max: u32) -> impl Fn(&str) -> Result<u32, String> + Clone + Send + Sync + 'static {
+    move |s| {
+        let v = number(s)?;
+        if v > u64::from(max) {
+            return Err(format!("{v} is out of range 0..={max}"));
+        }
+        Ok(v as u32)
+    }
+}
+
+fn below(n: u32) -> impl Fn(&str) -> Result<u32, String> + Clone + Send + Sync + 'static {
+    move |s| {
+        let v = number(s)?;
+        if v >= u64::from(n) {
+            return Err(format!("{v} is out of range 0..{n}"));
+        }
+        Ok(v as u32)
+    }
+}
+
+fn qp_type(s: &str) -> Result<roce_regs::QpType, String> {
+    roce_regs::QpType::ALL
+        .iter()
+        .find(|t| t.name() == s)
+        .copied()
+        .ok_or_else(|| {
+            let names: Vec<&str> = roce_regs::QpType::ALL.iter().map(|t| t.name()).collect();
+            format!("unknown QP type '{s}' (one of {})", names.join(", "))
+        })
+}
+
+fn access_flags(s: &str) -> Result<u32, String> {
+    if s == "none" {
+        return Ok(0);
+    }
+    s.split(',').try_fold(0, |m, name| {
+        roce_regs::AccessFlag::ALL
+            .iter()
+            .find(|f| f.name() == name)
+            .map(|f| m | f.value())
+            .ok_or_else(|| {
+                let names: Vec<&str> = roce_regs::AccessFlag::ALL
+                    .iter()
+                    .map(|f| f.name())
+                    .collect();
+                format!(
+                    "unknown access flag '{name}' (one of {}, or none)",
+                    names.join(", ")
+                )
+            })
+    })
+}
+
+fn mac(s: &str) -> Result<[u8; 6], String> {
+    let parts: Vec<&str> = s.split(':').collect();
+    let bad = || format!("'{s}' is not a MAC address (aa:bb:cc:dd:ee:ff)");
+    if parts.len() != 6 {
+        return Err(bad());
+    }
+    let mut m = [0u8; 6];
+    for (b, p) in m.iter_mut().zip(parts) {
+        *b = u8::from_str_radix(p, 16).map_err(|_| bad())?;
+    }
+    Ok(m)
+}
+
+fn gid(s: &str) -> Result<[u8; 16], String> {
+    s.parse::<std::net::Ipv6Addr>()
+        .map(|a| a.octets())
+        .map_err(|_| format!("'{s}' is not an IPv6 address"))
+}
+
+fn mtu(s: &str) -> Result<u32, String> {
+    let v = number(s)?;
+    u32::try_from(v)
+        .ok()
+        .and_then(roce_wire::Pmtu::from_bytes)
+        .map(|p| u32::from(p.code()))
+        .ok_or_else(|| format!("path MTU {v} is not one of 256, 512, 1024, 2048, 4096"))
+}
+
+fn bringup(a: &BringupArgs) -> ExitCode {
+    use roce_sim::fw::{self, BringUp};
+    let b = BringUp {
+        qpn: a.qp,
+        qp_type: a.qp_type,
+        pkey_index: a.pkey_index,
+        access_flags: a.access,
+        qkey: a.qkey,
+        sgid_index: a.sgid_index,
+        dmac: a.dmac,
+        dgid: a.dgid,
+        path_mtu: a.mtu,
+        dest_qpn: a.dest_qp,
+        rq_psn: a.rq_psn,
+        max_dest_rd_atomic: a.max_dest_rd_atomic,
+        min_rnr_timer: a.min_rnr_timer,
+        sq_psn: a.sq_psn,
+        timeout: a.timeout,
+        retry_cnt: a.retry_cnt,
+        rnr_retry: a.rnr_retry,
+        max_rd_atomic: a.max_rd_atomic,
+    };
+    let (ram, entry, from) = match &a.elf {
+        Some(p) => {
+            let image = std::fs::read(p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))
+                .and_then(|elf| {
+                    Ok((
+                        fw::elf::ram_image(&elf, fw::elf::RAM_BYTES as usize)?,
+                        fw::elf::entry(&elf),
+                    ))
+                });
+            match image {
+                Ok((r, e)) => (r, e, p.display().to_string()),
+                Err(e) => {
+                    eprintln!("roce-sim: error: --elf: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        None => match fw::image() {
+            Ok((r, e)) => (r.clone(), *e, "roce-fw (built into target/fw-elf)".into()),
+            Err(e) => return fail(e),
+        },
+    };
+    let mut out = String::new();
+    let result = match a.core {
+        Core::Picorv32 => {
+            match fw::picorv32::PicoSoc::new(&ram, entry, 1, roce_sim::axil::Timing::FULL_RATE) {
+                Ok(mut s) => {
+                    println!(
+                        "core: PicoRV32 RTL (Verilator model FwSoc) + csr_w256; firmware: {from}"
+                    );
+                    fw::demo::run(&mut s, &b, a.pmtu_cap, &mut out)
+                }
+                Err(e) => Err(e),
+            }
+        }
+        Core::Iss => {
+            let mut s = fw::iss::IssSoc::new(&ram, entry, 1, roce_sim::axil::Timing::FULL_RATE);
+            println!("core: rvsim RV32IMC ISS + csr_w256 (Verilator); firmware: {from}");
+            fw::demo::run(&mut s, &b, a.pmtu_cap, &mut out)
+        }
+    };
+    print!("{out}");
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => fail(e),
     }
 }

@@ -1,7 +1,8 @@
 //! The CSR block in Verilator (`CsrW256`, the default build), driven by the
 //! AXI4-Lite master BFM (`roce_sim::axil`) with random gaps on AW, W and AR
 //! and random backpressure on B and R, and checked against a reference
-//! register file built here from the `roce-regs` tables (independent of the
+//! register file built from the `roce-regs` tables (`common::RefRegs`, shared
+//! with the firmware co-simulations; independent of the
 //! hardware decoder's plan):
 //!
 //! - every register element reads its reset value;
@@ -15,7 +16,10 @@
 //! - counters read back what their input lanes hold;
 //! - random mixes of reads and writes in flight together.
 
-use roce_regs::{Access, Counter, Register, BLOCKS, CSR_WINDOW_SIZE, QP_STRIDE};
+mod common;
+
+use common::{is_ctx, unpack_ctx, RefRegs, CTX_WORDS, LANES};
+use roce_regs::{Access, Counter, BLOCKS, CSR_WINDOW_SIZE};
 use roce_sim::axil::{AxilMaster, Done, Timing, OKAY, SLVERR};
 use roce_sim::model::Model;
 use roce_sim::models::CsrW256;
@@ -23,128 +27,9 @@ use roce_sim::rng::Rng;
 use std::collections::BTreeMap;
 
 type Dut = CsrW256;
-const LANES: usize = Counter::COUNT as usize - 1;
-const CTX_WORDS: usize = 11;
 
 fn n_qps() -> u32 {
     Dut::PARAMS.iter().find(|(k, _)| *k == "N").unwrap().1 as u32
-}
-
-/// A per-QP context register: one element per QP, a context apart.
-fn is_ctx(r: &Register) -> bool {
-    r.count == roce_regs::QP_COUNT && r.stride == QP_STRIDE
-}
-
-#[derive(Clone, Debug)]
-struct Entry {
-    reg: &'static Register,
-    access: Access,
-    value: u32,
-    /// Bits a write stores.
-    store: u32,
-    /// `ctr.counter` lane, or the unmapped counter.
-    counter: Option<Counter>,
-    /// (QPN, register) for context registers.
-    ctx: Option<u32>,
-}
-
-/// The register file as the map defines it.
-#[derive(Clone, Debug)]
-struct RefRegs {
-    words: BTreeMap<u32, Entry>,
-    lanes: [u32; LANES],
-    unmapped: u32,
-}
-
-impl RefRegs {
-    fn new() -> RefRegs {
-        let mut words = BTreeMap::new();
-        for b in BLOCKS {
-            for r in b.registers {
-                for i in 0..r.count {
-                    let addr = b.base + r.element_offset(i);
-                    let store = if b.name == "mbox" {
-                        u32::MAX
-                    } else {
-                        r.used_bits()
-                    };
-                    let counter = (*r == roce_regs::ctr::counter::REG)
-                        .then(|| Counter::from_index(i).unwrap());
-                    let e = Entry {
-                        reg: r,
-                        access: r.access,
-                        value: r.reset(),
-                        store,
-                        counter,
-                        ctx: is_ctx(r).then_some(i),
-                    };
-                    assert!(
-                        words.insert(addr, e).is_none(),
-                        "{}.{} overlaps",
-                        b.name,
-                        r.name
-                    );
-                }
-            }
-        }
-        RefRegs {
-            words,
-            lanes: [0; LANES],
-            unmapped: 0,
-        }
-    }
-
-    fn read(&self, addr: u32) -> Option<u32> {
-        let e = self.words.get(&(addr & !3))?;
-        Some(match e.counter {
-            Some(Counter::CsrUnmapped) => self.unmapped,
-            Some(c) => self.lanes[c.index() as usize],
-            None => e.value,
-        })
-    }
-
-    /// Apply a write; the response it must get.
-    fn write(&mut self, addr: u32, data: u32, strb: u32) -> u32 {
-        let Some(e) = self.words.get_mut(&(addr & !3)) else {
-            self.unmapped += 1;
-            return SLVERR;
-        };
-        if e.ctx.is_some() && strb != 0xF {
-            return SLVERR;
-        }
-        if e.access == Access::RW {
-            let bytes = (0..4)
-                .filter(|b| strb >> b & 1 == 1)
-                .fold(0u32, |m, b| m | 0xFF << (8 * b));
-            let m = bytes & e.store;
-            e.value = (e.value & !m) | (data & m);
-        }
-        OKAY
-    }
-
-    /// QP `q`'s context as the datapath port packs it: context registers
-    /// in map order, their fields in order, from bit 0 up.
-    fn packed_ctx(&self, q: u32) -> [u32; CTX_WORDS] {
-        let mut out = [0u32; CTX_WORDS];
-        let mut at = 0;
-        for r in roce_regs::qp::BLOCK.registers.iter().filter(|r| is_ctx(r)) {
-            let v = self.words[&(roce_regs::qp::BASE + r.element_offset(q))].value;
-            for f in r.fields {
-                for b in 0..f.width as usize {
-                    if f.get(v) >> b & 1 == 1 {
-                        out[(at + b) / 32] |= 1 << ((at + b) % 32);
-                    }
-                }
-                at += f.width as usize;
-            }
-        }
-        assert!(at <= 32 * CTX_WORDS);
-        out
-    }
-
-    fn addrs(&self) -> Vec<u32> {
-        self.words.keys().copied().collect()
-    }
 }
 
 struct Bench {
@@ -529,23 +414,6 @@ fn mixed_traffic_full_rate() {
     );
 }
 
-/// Unpack the datapath port's context into (register, field) values,
-/// walking the same packing as [`RefRegs::packed_ctx`].
-fn unpack_ctx(words: &[u32; CTX_WORDS]) -> BTreeMap<(&'static str, &'static str), u32> {
-    let mut out = BTreeMap::new();
-    let mut at = 0;
-    for r in roce_regs::qp::BLOCK.registers.iter().filter(|r| is_ctx(r)) {
-        for f in r.fields {
-            let v = (0..f.width as usize).fold(0u32, |v, b| {
-                v | (words[(at + b) / 32] >> ((at + b) % 32) & 1) << b
-            });
-            out.insert((r.name, f.name), v);
-            at += f.width as usize;
-        }
-    }
-    out
-}
-
 /// Co-simulation (issue 5, 5a without the ISS): the firmware's QP-modify
 /// logic runs on the host against the Verilated CSR block; every register
 /// access it makes is an AXI4-Lite transaction from the BFM.
@@ -746,96 +614,7 @@ mod cosim {
             path_mtu: roce_wire::Pmtu::Mtu4096.code() as u32,
             ..Request::default()
         };
-        let bad: Vec<(Request, ResultCode)> = vec![
-            (
-                Request {
-                    qpn: n_qps(),
-                    ..rtr
-                },
-                ResultCode::BadQpn,
-            ),
-            (
-                Request {
-                    mask: rtr.mask | 1 << 2,
-                    ..rtr
-                },
-                ResultCode::UnknownMaskBit,
-            ),
-            (Request { qp_state: 7, ..rtr }, ResultCode::BadState),
-            (
-                Request {
-                    mask: rtr.mask | A::CurState.value(),
-                    cur_state: QpState::Rts.value(),
-                    ..rtr
-                },
-                ResultCode::CurStateMismatch,
-            ),
-            (
-                Request {
-                    qp_state: QpState::Rts.value(),
-                    mask: A::State.value(),
-                    ..rtr
-                },
-                ResultCode::BadTransition,
-            ),
-            (
-                Request {
-                    mask: rtr.mask & !A::RqPsn.value(),
-                    ..rtr
-                },
-                ResultCode::MissingAttr,
-            ),
-            (
-                Request {
-                    mask: rtr.mask | A::SqPsn.value(),
-                    ..rtr
-                },
-                ResultCode::DisallowedAttr,
-            ),
-            (Request { path_mtu: 6, ..rtr }, ResultCode::BadPmtu),
-            (
-                Request {
-                    rq_psn: 1 << 24,
-                    ..rtr
-                },
-                ResultCode::BadRqPsn,
-            ),
-            (
-                Request {
-                    dest_qpn: 1 << 24,
-                    ..rtr
-                },
-                ResultCode::BadDestQpn,
-            ),
-            (
-                Request {
-                    min_rnr_timer: 32,
-                    ..rtr
-                },
-                ResultCode::BadMinRnrTimer,
-            ),
-            (
-                Request {
-                    sgid_index: roce_regs::GID_COUNT,
-                    ..rtr
-                },
-                ResultCode::BadGidIndex,
-            ),
-            (
-                Request {
-                    dmac_hi: 1 << 16,
-                    ..rtr
-                },
-                ResultCode::BadDmac,
-            ),
-            (
-                Request {
-                    max_dest_rd_atomic: roce_regs::MAX_DEST_RD_ATOMIC + 1,
-                    ..rtr
-                },
-                ResultCode::BadMaxDestRdAtomic,
-            ),
-        ];
+        let bad = common::fwcheck::illegal_rtr_requests(rtr, n_qps());
         for (req, code) in bad {
             let before = table(&mut b);
             assert_eq!(post(&mut b, &fw, &req), code, "{req:?}");
