@@ -319,6 +319,65 @@ impl<D: Synth, const A: usize> Logic for LutRam<D, A> {
     }
 }
 
+/// A constant table in logic: `data = table[address]` (zero for addresses
+/// not listed), written as one OR of address matches per output bit, so no
+/// synthesis flow turns it into a block RAM (whose read on ECP5 costs
+/// ~5.6 ns clock-to-output without its output register). For sparse tables
+/// such as the opcode ROM, where a few dozen of `2^A` words are non-zero.
+#[derive(LogicBlock)]
+pub struct LogicRom<const D: usize, const A: usize> {
+    pub address: Signal<In, Bits<A>>,
+    pub data: Signal<Out, Bits<D>>,
+    _table: std::collections::BTreeMap<u64, Bits<D>>,
+}
+
+impl<const D: usize, const A: usize> LogicRom<D, A> {
+    pub fn new(table: std::collections::BTreeMap<Bits<A>, Bits<D>>) -> Self {
+        Self {
+            address: Default::default(),
+            data: Default::default(),
+            _table: table
+                .into_iter()
+                .filter(|(_, d)| d.any())
+                .map(|(a, d)| (a.index() as u64, d))
+                .collect(),
+        }
+    }
+}
+
+impl<const D: usize, const A: usize> Logic for LogicRom<D, A> {
+    fn update(&mut self) {
+        self.data.next = self
+            ._table
+            .get(&(self.address.val().index() as u64))
+            .copied()
+            .unwrap_or_default();
+    }
+
+    fn connect(&mut self) {
+        self.data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        for bit in 0..D {
+            let terms: Vec<String> = self
+                ._table
+                .iter()
+                .filter(|(_, d)| d.get_bit(bit))
+                .map(|(a, _)| format!("(address == {A}'d{a})"))
+                .collect();
+            let rhs = if terms.is_empty() {
+                "1'b0".to_string()
+            } else {
+                terms.join(" | ")
+            };
+            v.push_str(&format!("always @(*) data[{bit}] = {rhs};\n"));
+        }
+        Verilog::Custom(v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,7 +37,7 @@
 use crate::crc32::{Crc32, PAD_BITS};
 use crate::fifo::SyncFifo;
 use crate::gf2;
-use crate::prim::XorMatrix;
+use crate::prim::{LogicRom, XorMatrix};
 use crate::rx_prim::{
     BeatMask, ByteRealign, ByteSelect, HeaderCapture, OnesSum, CSUM_WORDS, HDR_BITS,
 };
@@ -416,7 +416,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     ack2: DFF<Bits<8>>,
     psn2: DFF<Bits<24>>,
     ext2: DFF<Bits<EXT_BITS>>,
-    op_rom: ROM<Bits<32>, 8>,
+    op_rom: LogicRom<32, 8>,
     nh_rom: ROM<Bit, 8>,
     // --- S3 ---
     v3: DFF<Bit>,
@@ -792,7 +792,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ack2: Default::default(),
             psn2: Default::default(),
             ext2: Default::default(),
-            op_rom: ROM::new(opcode_rom()),
+            op_rom: LogicRom::new(opcode_rom()),
             nh_rom: ROM::new(nh_rom),
             v3: Default::default(),
             d3: Default::default(),

@@ -387,8 +387,17 @@ pub struct RoceTx<const W: usize, const K: usize> {
     fq_count: DFF<Bits<8>>,
     fq_last: DFF<Bit>,
     fq_user: DFF<Bit>,
-    fq_ob: DFF<Bits<14>>,
-    fq_vlan: DFF<Bit>,
+    /// ICRC-path controls of the beat, decided by the front: the aligner's
+    /// lane offset, the beat is past / is the last Ethernet-only beat, it
+    /// ends the ICRC stream (with `fq_ck` bytes in the aligner's beat), or
+    /// it leaves `fq_fc` bytes for a flush beat.
+    fq_e: DFF<Bits<8>>,
+    fq_cn: DFF<Bit>,
+    fq_ca: DFF<Bit>,
+    fq_ctl: DFF<Bit>,
+    fq_ck: DFF<Bits<8>>,
+    fq_fl: DFF<Bit>,
+    fq_fc: DFF<Bits<8>>,
     fq_v6: DFF<Bit>,
     fq_z: DFF<Bits<2>>,
     fq_take: Signal<Local, Bit>,
@@ -407,7 +416,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     c_a: Signal<Local, Bits<14>>,
     c_e: Signal<Local, Bits<8>>,
     c_normal: Signal<Local, Bit>,
-    c_tail: Signal<Local, Bits<8>>,
+    c_ends: Signal<Local, Bit>,
     // Delay FIFO and tail.
     dfifo: SyncFifo<Bits<W>, 5, 6>,
     mfifo: SyncFifo<Bits<16>, 5, 6>,
@@ -520,8 +529,13 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_count: Default::default(),
             fq_last: Default::default(),
             fq_user: Default::default(),
-            fq_ob: Default::default(),
-            fq_vlan: Default::default(),
+            fq_e: Default::default(),
+            fq_cn: Default::default(),
+            fq_ca: Default::default(),
+            fq_ctl: Default::default(),
+            fq_ck: Default::default(),
+            fq_fl: Default::default(),
+            fq_fc: Default::default(),
             fq_v6: Default::default(),
             fq_z: Default::default(),
             fq_take: Default::default(),
@@ -539,7 +553,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             c_a: Default::default(),
             c_e: Default::default(),
             c_normal: Default::default(),
-            c_tail: Default::default(),
+            c_ends: Default::default(),
             dfifo: SyncFifo::new(),
             mfifo: SyncFifo::new(),
             merge: Default::default(),
@@ -592,8 +606,13 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             fq_count,
             fq_last,
             fq_user,
-            fq_ob,
-            fq_vlan,
+            fq_e,
+            fq_cn,
+            fq_ca,
+            fq_ctl,
+            fq_ck,
+            fq_fl,
+            fq_fc,
             fq_v6,
             fq_z,
             prev_c,
@@ -655,6 +674,17 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.hb.deth_src_qp.next = self.s_hdr_deth_src_qp.val();
 
         // ---- Front: header beats, then payload realigned behind them.
+        // The Ethernet header's beats and lane offset (the ICRC path drops it),
+        // and whether the frame's last beat holds more than that offset (its
+        // ICRC-stream bytes then end in a flush beat).
+        if self.hb.is_vlan.val() {
+            self.c_a.next = self.a_tagged.val();
+            self.c_e.next = self.e_tagged.val();
+        } else {
+            self.c_a.next = self.a_plain.val();
+            self.c_e.next = self.e_plain.val();
+        }
+        self.c_ends.next = bit_cast::<8, 7>(self.hb.last_count.val()) > self.c_e.val();
         self.fq_take.next =
             self.fq_valid.q.val() & !self.dfifo.full.val() & self.crc.s_axis.tready.val();
         self.active.next = self.hb.out_valid.val() & !self.drain.q.val();
@@ -726,8 +756,19 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             }
             self.fq_last.d.next = self.last_now.val();
             self.fq_user.d.next = self.err.q.val() | self.bad_now.val();
-            self.fq_ob.d.next = self.ob.q.val();
-            self.fq_vlan.d.next = self.hb.is_vlan.val();
+            // The ICRC path's view of this beat.
+            self.fq_e.d.next = self.c_e.val();
+            self.fq_cn.d.next = self.ob.q.val() > self.c_a.val();
+            self.fq_ca.d.next = self.ob.q.val() == self.c_a.val();
+            self.fq_ctl.d.next = self.last_now.val() & !self.c_ends.val();
+            self.fq_fl.d.next = self.last_now.val() & self.c_ends.val();
+            if self.last_now.val() & !self.c_ends.val() {
+                self.fq_ck.d.next =
+                    self.lanes.val() - self.c_e.val() + bit_cast::<8, 7>(self.hb.last_count.val());
+            } else {
+                self.fq_ck.d.next = self.lanes.val();
+            }
+            self.fq_fc.d.next = bit_cast::<8, 7>(self.hb.last_count.val()) - self.c_e.val();
             self.fq_v6.d.next = self.hb.is_ipv6.val();
             self.fq_z.d.next = self.hb.fill.val();
             self.ob.d.next = self.ob.q.val() + 1;
@@ -777,16 +818,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.error_payload.next = self.err_pulse.q.val();
 
         // ---- ICRC path: drop the Ethernet header, mask, CRC from the LRH state.
-        if self.fq_vlan.q.val() {
-            self.c_a.next = self.a_tagged.val();
-            self.c_e.next = self.e_tagged.val();
-        } else {
-            self.c_a.next = self.a_plain.val();
-            self.c_e.next = self.e_plain.val();
-        }
-        self.c_normal.next = self.fq_take.val() & (self.fq_ob.q.val() > self.c_a.val());
-        // Bytes of the frame's last beat past the aligner's lane offset.
-        self.c_tail.next = self.fq_count.q.val() - self.c_e.val();
+        self.c_normal.next = self.fq_take.val() & self.fq_cn.q.val();
         self.cshift.prev.next = self.prev_c.q.val();
         self.crc.s_init.next = self.icrc_init.val();
         self.crc.s_axis.tuser.next = false;
@@ -800,17 +832,12 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.crc.s_axis.tlast.next = true;
             self.crc.s_axis.tvalid.next = true;
         } else {
-            self.cshift.shift.next = self.c_e.val();
+            self.cshift.shift.next = self.fq_e.q.val();
             self.cshift.cur.next = self.fq_data.q.val();
             self.cmask.j.next = self.cj.q.val();
             self.cmask.v6.next = self.fq_v6.q.val();
-            if self.fq_last.q.val() & (self.fq_count.q.val() <= self.c_e.val()) {
-                self.ckeep.c.next = self.lanes.val() - self.c_e.val() + self.fq_count.q.val();
-                self.crc.s_axis.tlast.next = true;
-            } else {
-                self.ckeep.c.next = self.lanes.val();
-                self.crc.s_axis.tlast.next = false;
-            }
+            self.ckeep.c.next = self.fq_ck.q.val();
+            self.crc.s_axis.tlast.next = self.fq_ctl.q.val();
             self.crc.s_axis.tvalid.next = self.c_normal.val();
         }
         self.cmask.d.next = self.cshift.y.val();
@@ -820,7 +847,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.flush.d.next = false;
         }
         if self.fq_take.val() {
-            if self.fq_ob.q.val() == self.c_a.val() {
+            if self.fq_ca.q.val() {
                 self.prev_c.d.next = self.fq_data.q.val();
                 self.cj.d.next = 0.into();
             }
@@ -828,11 +855,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.prev_c.d.next = self.fq_data.q.val();
                 self.cj.d.next = self.cj.q.val() + 1;
             }
-            if self.fq_last.q.val() & (self.fq_count.q.val() > self.c_e.val()) {
+            if self.fq_fl.q.val() {
                 self.flush.d.next = true;
-                self.flush_count.d.next = self.c_tail.val();
+                self.flush_count.d.next = self.fq_fc.q.val();
                 self.flush_v6.d.next = self.fq_v6.q.val();
-                self.flush_e.d.next = self.c_e.val();
+                self.flush_e.d.next = self.fq_e.q.val();
                 if self.c_normal.val() {
                     self.flush_j.d.next = self.cj.q.val() + 1;
                 } else {

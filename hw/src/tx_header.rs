@@ -418,9 +418,14 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         for i in 1..=STAGES {
             v.push_str(&format!("reg v{i};\n"));
         }
-        v.push_str(&format!("wire adv{STAGES} = !v{STAGES} | out_ready;\n"));
-        for i in (1..STAGES).rev() {
-            v.push_str(&format!("wire adv{i} = !v{i} | adv{};\n", i + 1));
+        // Written flat (`!v_i | ... | !v_N | out_ready`) so no stage's enable
+        // waits for the next stage's.
+        for i in 1..=STAGES {
+            let terms: Vec<String> = (i..=STAGES).map(|j| format!("!v{j}")).collect();
+            v.push_str(&format!(
+                "wire adv{i} = {} | out_ready;\n",
+                terms.join(" | ")
+            ));
         }
         v.push_str(&format!(
             "always @(*) in_ready = adv1;\nalways @(*) out_valid = v{STAGES};\n\
