@@ -16,6 +16,7 @@
 //! 5. Tail: passes beats from the FIFO and, on a frame's last beat, merges
 //!    the ICRC (least significant byte first) behind the last byte, spilling
 //!    into one extra beat when it does not fit, and pads short frames.
+//! 6. An [`AxisRegister`] slice: `m_axis` comes from flip-flops.
 //!
 //! The payload stream carries one packet of `payload_len` bytes for every
 //! descriptor whose opcode has payload and a non-zero length; none
@@ -24,6 +25,7 @@
 //! extra bytes dropped), sent with `tuser` set on its last beat so the MAC
 //! aborts it, and `error_payload` pulses.
 
+use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::fifo::SyncFifo;
 use crate::gf2;
@@ -236,16 +238,24 @@ impl<const W: usize, const K: usize> Logic for IcrcMerge<W, K> {
         self.spill.connect();
     }
     fn hdl(&self) -> Verilog {
+        // Lane `l` of y0 holds data below `n`, else ICRC byte `l - n` when
+        // that is 0..=3: a choice among four constants of `n`, no shifter.
+        // Lane `l` of y1 is byte `K + l` of the merged pair.
+        let pick = |at: usize| -> String {
+            let terms: Vec<String> = (0..4)
+                .filter_map(|i| at.checked_sub(i).filter(|&n| n <= K).map(|n| (i, n)))
+                .map(|(i, n)| format!("(n == 8'd{n}) ? crc[{}:{}] : ", 8 * i + 7, 8 * i))
+                .collect();
+            format!("{}8'h00", terms.join(""))
+        };
         let mut v = String::new();
         for lane in 0..K {
             let (hi, lo) = (8 * lane + 7, 8 * lane);
-            // y0 lane: data below n, ICRC byte (lane - n) in n..n+4, else 0.
             v.push_str(&format!(
-                "wire [8:0] k0_{lane} = 9'd{lane} - n;\n\
-                 always @(*) y0[{hi}:{lo}] = (9'd{lane} < n) ? d[{hi}:{lo}] : (k0_{lane} < 9'd4) ? crc >> (8 * k0_{lane}) : 8'h00;\n\
-                 wire [8:0] k1_{lane} = 9'd{} - n;\n\
-                 always @(*) y1[{hi}:{lo}] = (k1_{lane} < 9'd4) ? crc >> (8 * k1_{lane}) : 8'h00;\n",
-                K + lane
+                "always @(*) y0[{hi}:{lo}] = (8'd{lane} < n) ? d[{hi}:{lo}] : {};\n\
+                 always @(*) y1[{hi}:{lo}] = {};\n",
+                pick(lane),
+                pick(K + lane)
             ));
         }
         v.push_str(&format!(
@@ -426,6 +436,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     extra_data: DFF<Bits<W>>,
     extra_count: DFF<Bits<8>>,
     extra_user: DFF<Bit>,
+    oreg: AxisRegister<W, K>,
     m_last: Signal<Local, Bit>,
     m_user: Signal<Local, Bit>,
     // Constants.
@@ -562,6 +573,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             extra_data: Default::default(),
             extra_count: Default::default(),
             extra_user: Default::default(),
+            oreg: AxisRegister::new(),
             m_last: Default::default(),
             m_user: Default::default(),
             lanes: Constant::new((K as u64).into()),
@@ -627,7 +639,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             extra_count,
             extra_user
         );
-        clock!(self, clock, hb, crc, dfifo, mfifo);
+        clock!(self, clock, hb, crc, dfifo, mfifo, oreg);
+        self.oreg.reset.next = self.reset.val();
         self.hb.reset.next = self.reset.val();
         self.crc.reset.next = self.reset.val();
         self.dfifo.reset.next = self.reset.val();
@@ -887,36 +900,36 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.dfifo.read.next = false;
         self.mfifo.read.next = false;
         self.crc.m_crc.tready.next = false;
-        self.m_axis.tuser.next = false;
+        self.oreg.s_axis.tuser.next = false;
         self.okeep.c.next = self.lanes.val();
         if self.extra.q.val() {
-            self.m_axis.tdata.next = self.extra_data.q.val();
+            self.oreg.s_axis.tdata.next = self.extra_data.q.val();
             self.okeep.c.next = self.extra_count.q.val();
-            self.m_axis.tlast.next = true;
-            self.m_axis.tuser.next = self.extra_user.q.val();
-            self.m_axis.tvalid.next = true;
-            if self.m_axis.tready.val() {
+            self.oreg.s_axis.tlast.next = true;
+            self.oreg.s_axis.tuser.next = self.extra_user.q.val();
+            self.oreg.s_axis.tvalid.next = true;
+            if self.oreg.s_axis.tready.val() {
                 self.extra.d.next = false;
             }
         } else if !self.m_last.val() {
-            self.m_axis.tdata.next = self.dfifo.data_out.val();
-            self.m_axis.tlast.next = false;
-            self.m_axis.tvalid.next = !self.dfifo.empty.val();
-            if self.m_axis.tready.val() & !self.dfifo.empty.val() {
+            self.oreg.s_axis.tdata.next = self.dfifo.data_out.val();
+            self.oreg.s_axis.tlast.next = false;
+            self.oreg.s_axis.tvalid.next = !self.dfifo.empty.val();
+            if self.oreg.s_axis.tready.val() & !self.dfifo.empty.val() {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
             }
         } else {
-            self.m_axis.tdata.next = self.merge.y0.val();
-            self.m_axis.tvalid.next = !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val();
+            self.oreg.s_axis.tdata.next = self.merge.y0.val();
+            self.oreg.s_axis.tvalid.next = !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val();
             if self.merge.spill.val() {
-                self.m_axis.tlast.next = false;
+                self.oreg.s_axis.tlast.next = false;
             } else {
                 self.okeep.c.next = self.merge.c0.val();
-                self.m_axis.tlast.next = true;
-                self.m_axis.tuser.next = self.m_user.val();
+                self.oreg.s_axis.tlast.next = true;
+                self.oreg.s_axis.tuser.next = self.m_user.val();
             }
-            if self.m_axis.tready.val() & !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val() {
+            if self.oreg.s_axis.tready.val() & !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val() {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
                 self.crc.m_crc.tready.next = true;
@@ -928,7 +941,14 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 }
             }
         }
-        self.m_axis.tkeep.next = self.okeep.keep.val();
+        self.oreg.s_axis.tkeep.next = self.okeep.keep.val();
+        // Output register slice: every `m_axis` signal from a flip-flop.
+        self.m_axis.tdata.next = self.oreg.m_axis.tdata.val();
+        self.m_axis.tkeep.next = self.oreg.m_axis.tkeep.val();
+        self.m_axis.tlast.next = self.oreg.m_axis.tlast.val();
+        self.m_axis.tuser.next = self.oreg.m_axis.tuser.val();
+        self.m_axis.tvalid.next = self.oreg.m_axis.tvalid.val();
+        self.oreg.m_axis.tready.next = self.m_axis.tready.val();
 
         if self.reset.val() {
             self.st.d.next = true;
