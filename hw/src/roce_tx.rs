@@ -929,7 +929,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.oreg.s_axis.tlast.next = true;
                 self.oreg.s_axis.tuser.next = self.m_user.val();
             }
-            if self.oreg.s_axis.tready.val() & !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val() {
+            if self.oreg.s_axis.tready.val() & !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val()
+            {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
                 self.crc.m_crc.tready.next = true;
