@@ -68,19 +68,27 @@ use roce_wire::mr::{MrState, Reject, EPOCH_BITS, PAGE_SHIFT_MAX, PAGE_SHIFT_MIN,
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::*;
 
-/// Command opcodes on `s_cmd_op`.
+/// Command opcodes on `s_cmd_op`: `roce_regs::MrOp`, the codes the CSR
+/// block's `mr.op` register and the firmware use.
 pub mod op {
+    use roce_regs::MrOp;
     /// Page-table entry `s_cmd_index` := `s_cmd_addr` (a physical address).
-    pub const WRITE_PT: u64 = 0;
+    pub const WRITE_PT: u64 = MrOp::WritePt as u64;
     /// MR entry of `s_cmd_key` := the region (`s_cmd_pd`, `s_cmd_access`,
     /// base `s_cmd_addr`, length `s_cmd_len`, page shift `s_cmd_shift`,
     /// page-table base `s_cmd_index`), valid.
-    pub const REGISTER: u64 = 1;
+    pub const REGISTER: u64 = MrOp::Register as u64;
     /// MR entry of `s_cmd_key`'s index := free.
-    pub const DEREGISTER: u64 = 2;
+    pub const DEREGISTER: u64 = MrOp::Deregister as u64;
     /// MR entry of `s_cmd_key` := invalidated, if valid with the key's tag.
-    pub const INVALIDATE: u64 = 3;
+    pub const INVALIDATE: u64 = MrOp::Invalidate as u64;
+    /// Width of `s_cmd_op`.
+    pub const BITS: usize = roce_regs::MR_OP_BITS as usize;
 }
+// The command port's widths are the register map's.
+const _: () = assert!(op::BITS == 2);
+const _: () = assert!(roce_regs::MR_PD_BITS == 16 && roce_regs::MR_ACCESS_BITS == 4);
+const _: () = assert!(roce_regs::MR_SHIFT_BITS == 5);
 
 /// Width of a page frame number in a page-table or TLB entry.
 pub const PFN_BITS: usize = PA_BITS as usize - 12;
@@ -181,7 +189,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     // Programming.
     pub s_cmd_valid: Signal<In, Bit>,
     pub s_cmd_ready: Signal<Out, Bit>,
-    pub s_cmd_op: Signal<In, Bits<2>>,
+    pub s_cmd_op: Signal<In, Bits<{ op::BITS }>>,
     pub s_cmd_key: Signal<In, Bits<32>>,
     pub s_cmd_pd: Signal<In, Bits<16>>,
     pub s_cmd_access: Signal<In, Bits<4>>,
@@ -225,9 +233,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     r_access: Constant<Bits<3>>,
     r_bounds: Constant<Bits<3>>,
     q_cap: Constant<Bits<5>>,
-    op_write_pt: Constant<Bits<2>>,
-    op_register: Constant<Bits<2>>,
-    op_deregister: Constant<Bits<2>>,
+    op_write_pt: Constant<Bits<{ op::BITS }>>,
+    op_register: Constant<Bits<{ op::BITS }>>,
+    op_deregister: Constant<Bits<{ op::BITS }>>,
     sweep_last: Constant<Bits<16>>,
 
     // Flow.

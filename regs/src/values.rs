@@ -182,6 +182,39 @@ value_enum! {
     }
 }
 
+value_enum! {
+    /// Memory-region command (`mr.op.OP`): what the `mr_tlb` block executes
+    /// when `mr.doorbell.GO` is written (its `s_cmd_op` codes).
+    MrOp("mr_op", flags: false) {
+        /// Page-table entry `mr.pt_index` := `mr.pa_hi:pa_lo` (a physical
+        /// address below 2^52; bits below the region's page size ignored).
+        WritePt = 0 => "write-pt",
+        /// MR entry of `mr.key`'s index := the region (`pd`, `access`,
+        /// base `va_hi:va_lo`, length `len_hi:len_lo`, `page_shift`,
+        /// page-table base `pt_index`), valid under the key's tag.
+        Register = 1 => "register",
+        /// MR entry of `mr.key`'s index := free.
+        Deregister = 2 => "deregister",
+        /// MR entry of `mr.key` := invalidated, if valid under the key's tag.
+        Invalidate = 3 => "invalidate",
+    }
+}
+
+impl MrOp {
+    /// Bits of an op code.
+    pub const BITS: u8 = {
+        let mut max = 0;
+        let mut i = 0;
+        while i < MrOp::ALL.len() {
+            if MrOp::ALL[i].value() > max {
+                max = MrOp::ALL[i].value();
+            }
+            i += 1;
+        }
+        (u32::BITS - max.leading_zeros()) as u8
+    };
+}
+
 /// All enums, for generators.
 pub const ENUMS: &[EnumDesc] = &[
     QpState::DESC,
@@ -190,6 +223,7 @@ pub const ENUMS: &[EnumDesc] = &[
     AccessFlag::DESC,
     Command::DESC,
     ResultCode::DESC,
+    MrOp::DESC,
     Counter::DESC,
 ];
 

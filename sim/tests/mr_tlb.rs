@@ -18,11 +18,12 @@ use roce_wire::mr::{
     PAGE_SHIFT_MIN,
 };
 
-/// Command opcodes of the block's `s_cmd_op` (hw/src/mr_tlb.rs `op`).
-const WRITE_PT: u32 = 0;
-const REGISTER: u32 = 1;
-const DEREGISTER: u32 = 2;
-const INVALIDATE: u32 = 3;
+/// Command opcodes of the block's `s_cmd_op`: `roce_regs::MrOp`, which
+/// hw/src/mr_tlb.rs `op` uses too.
+const WRITE_PT: u32 = roce_regs::MrOp::WritePt as u32;
+const REGISTER: u32 = roce_regs::MrOp::Register as u32;
+const DEREGISTER: u32 = roce_regs::MrOp::Deregister as u32;
+const INVALIDATE: u32 = roce_regs::MrOp::Invalidate as u32;
 
 trait Dut: Model + Sized {
     fn create() -> Self;
