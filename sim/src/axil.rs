@@ -76,6 +76,8 @@ macro_rules! axil_slave {
     };
 }
 axil_slave!(crate::models::CsrW256);
+axil_slave!(crate::models::MrCtrlW64);
+axil_slave!(crate::models::MrCtrlW4096);
 
 /// A completed transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
