@@ -24,6 +24,13 @@
 //!   address is mapped). The datapath reads a whole context, packed, one
 //!   cycle after `qp_rd_addr` ([`ctx_layout`]).
 //!
+//! - `mr` (memory-region commands): the command registers are RW flip-flops
+//!   (all 32 bits); a write of `mr.doorbell.GO` copies them into the
+//!   `m_mr_cmd_*` command (valid/ready, to `mr_tlb`'s `s_cmd_*`) unless a
+//!   command is busy (then `mr.status.DROPPED`) or a field is too wide for
+//!   the table (then `status.ERROR` at once, nothing sent). `mr.status`
+//!   shows `BUSY`, `ERROR`, `DROPPED` and `SEQ` (commands answered).
+//!
 //! AXI behaviour: one write and one read in flight. AW and W are accepted
 //! independently (each has a one-entry holding register); the write happens
 //! when both are held and no B response is pending; B follows one cycle
