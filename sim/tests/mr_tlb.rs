@@ -1012,8 +1012,8 @@ fn timing<D: Dut>(name: &str) {
          {} requests in {cycles} cycles = {rate:.4} requests/cycle on hits",
         reqs.len()
     );
-    // The issue's goal is <= 2 cycles; the block trades one cycle for
-    // ECP5 Fmax (docs/BENCHMARKS.md). Checked against what it documents.
+    // The issue's goal is <= 2 cycles (met; docs/BENCHMARKS.md). Checked
+    // against what the block documents.
     assert_eq!(hit as usize, D::hit_latency(), "documented hit latency");
     assert!(miss > hit);
     assert!(
