@@ -114,6 +114,9 @@ pub const MR_ACCESS_BITS: usize = roce_regs::MR_ACCESS_BITS as usize;
 pub const MR_SHIFT_BITS: usize = roce_regs::MR_SHIFT_BITS as usize;
 /// Bits of `mr.status.SEQ`.
 pub const MR_SEQ_BITS: usize = roce_regs::mr::status::SEQ.width as usize;
+/// Bits of the `mr_counters` input: lane i (`roce_regs::MrCounter` i) in
+/// bits `32 i + 31 .. 32 i`.
+pub const MR_COUNTER_BITS: usize = 32 * roce_regs::MrCounter::COUNT as usize;
 
 /// When a doorbell refuses an MR command field wider than its port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,6 +155,8 @@ pub enum Source {
     /// `mr.status`: built from the `mr_busy`, `mr_error`, `mr_dropped`,
     /// `mr_seq` inputs.
     MrStatus,
+    /// `mr.counter[i]`: lane i of the `mr_counters` input.
+    MrCounter(usize),
 }
 
 /// One mapped word outside the context table.
@@ -248,6 +253,9 @@ impl Plan {
                         }
                         Access::WO if *r == roce_regs::mr::doorbell::REG => Source::MrDoorbell,
                         Access::RO if *r == roce_regs::mr::status::REG => Source::MrStatus,
+                        Access::RO if *r == roce_regs::mr::counter::REG => {
+                            Source::MrCounter(i as usize)
+                        }
                         Access::RO if *r == roce_regs::qp::qp_count::REG => {
                             Source::Const(roce_regs::qp::qp_count::COUNT.val(n))
                         }
@@ -562,6 +570,7 @@ impl Plan {
                 Source::Unmapped => "unmapped".into(),
                 Source::MrDoorbell => "32'h00000000".into(),
                 Source::MrStatus => "mr_status".into(),
+                Source::MrCounter(l) => format!("mr_counters[{}:{}]", 32 * l + 31, 32 * l),
             };
             writeln!(s, "            {wa}'d{}: rd_q <= {e};", w.addr / 4).unwrap();
         }
@@ -669,6 +678,8 @@ pub struct CsrCore<const QA: usize> {
     pub mr_error: Signal<In, Bit>,
     pub mr_dropped: Signal<In, Bit>,
     pub mr_seq: Signal<In, Bits<MR_SEQ_BITS>>,
+    /// `mr.counter` lanes.
+    pub mr_counters: Signal<In, Bits<MR_COUNTER_BITS>>,
     /// The `mr` command registers' fields (from the flip-flops).
     pub mr_op: Signal<Out, Bits<MR_OP_BITS>>,
     pub mr_key: Signal<Out, Bits<32>>,
@@ -730,6 +741,7 @@ impl<const QA: usize> CsrCore<QA> {
             mr_error: Default::default(),
             mr_dropped: Default::default(),
             mr_seq: Default::default(),
+            mr_counters: Default::default(),
             mr_op: Default::default(),
             mr_key: Default::default(),
             mr_pd: Default::default(),
@@ -836,6 +848,10 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                         Source::Unmapped => self._unmapped,
                         Source::MrDoorbell => 0,
                         Source::MrStatus => self.mr_status(),
+                        Source::MrCounter(l) => {
+                            let lanes = self.mr_counters.val();
+                            (0..32).fold(0, |v, i| v | (lanes.get_bit(32 * l + i) as u32) << i)
+                        }
                     };
                 }
             }
@@ -950,6 +966,7 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                 "mr_error".into(),
                 "mr_dropped".into(),
                 "mr_seq".into(),
+                "mr_counters".into(),
             ],
             outputs: vec![
                 "rd_data".into(),
@@ -1021,6 +1038,9 @@ pub struct Csr<const QA: usize> {
     /// `mr_tlb`'s `m_cmd_done` / `m_cmd_error`: the command's answer.
     pub mr_cmd_done: Signal<In, Bit>,
     pub mr_cmd_error: Signal<In, Bit>,
+    /// `mr.counter[i]` = lane i (`roce_regs::MrCounter` order: `mr_tlb`'s
+    /// reject counters by reason code, then `cnt_tlb_miss`).
+    pub mr_counters: Signal<In, Bits<MR_COUNTER_BITS>>,
     core: CsrCore<QA>,
     mr_valid: DFF<Bit>,
     mr_busy: DFF<Bit>,
@@ -1101,6 +1121,7 @@ impl<const QA: usize> Csr<QA> {
             m_mr_cmd_index: Default::default(),
             mr_cmd_done: Default::default(),
             mr_cmd_error: Default::default(),
+            mr_counters: Default::default(),
             core: CsrCore::new(n),
             mr_valid: Default::default(),
             mr_busy: Default::default(),
@@ -1223,6 +1244,7 @@ impl<const QA: usize> Logic for Csr<QA> {
         self.core.mr_error.next = self.mr_error.q.val();
         self.core.mr_dropped.next = self.mr_dropped.q.val();
         self.core.mr_seq.next = self.mr_seq.q.val();
+        self.core.mr_counters.next = self.mr_counters.val();
         self.m_mr_cmd_valid.next = self.mr_valid.q.val();
         self.m_mr_cmd_op.next = self.c_op.q.val();
         self.m_mr_cmd_key.next = self.c_key.q.val();

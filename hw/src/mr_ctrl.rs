@@ -8,9 +8,13 @@
 //! lanes and the QP context read port of `Csr`; the request and grant
 //! ports, `busy`, `tlb_miss` and the counters of `MrTlb`.
 
-use crate::csr::{Csr, ADDR_BITS, COUNTER_IN_BITS, QP_CTX_BITS};
+use crate::csr::{Csr, ADDR_BITS, COUNTER_IN_BITS, MR_COUNTER_BITS, QP_CTX_BITS};
 use crate::mr_tlb::MrTlb;
 use rust_hdl_core::prelude::*;
+
+// The lane order below is `roce_regs::MrCounter`'s: 5 reject reasons, then
+// TLB misses.
+const _: () = assert!(MR_COUNTER_BITS == 32 * 6);
 
 /// CSR block (`QA` QPN bits) and MR table (`MA`, `TA`, `PTA` as `MrTlb`).
 #[derive(LogicBlock)]
@@ -166,6 +170,14 @@ impl<const QA: usize, const MA: usize, const TA: usize, const PTA: usize> Logic
         self.tlb.s_cmd_index.next = self.csr.m_mr_cmd_index.val();
         self.csr.mr_cmd_done.next = self.tlb.m_cmd_done.val();
         self.csr.mr_cmd_error.next = self.tlb.m_cmd_error.val();
+        // The table's counters into `mr.counter`, lane i = `MrCounter` i
+        // (checked by name in sim/tests/mr_ctrl.rs).
+        self.csr.mr_counters.next = bit_cast::<MR_COUNTER_BITS, 32>(self.tlb.cnt_bad_key.val())
+            | (bit_cast::<MR_COUNTER_BITS, 32>(self.tlb.cnt_invalidated_key.val()) << 32)
+            | (bit_cast::<MR_COUNTER_BITS, 32>(self.tlb.cnt_pd_mismatch.val()) << 64)
+            | (bit_cast::<MR_COUNTER_BITS, 32>(self.tlb.cnt_access_denied.val()) << 96)
+            | (bit_cast::<MR_COUNTER_BITS, 32>(self.tlb.cnt_out_of_bounds.val()) << 128)
+            | (bit_cast::<MR_COUNTER_BITS, 32>(self.tlb.cnt_tlb_miss.val()) << 160);
         // MR table datapath.
         self.busy.next = self.tlb.busy.val();
         self.tlb.s_req_valid.next = self.s_req_valid.val();

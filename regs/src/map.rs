@@ -1,7 +1,7 @@
 //! The register map itself. Byte offsets are into the CSR window, which the
 //! softcore sees at [`CSR_BASE`]; all registers are 32 bits wide.
 
-use crate::values::{Counter, MrOp, QpState, QpType};
+use crate::values::{Counter, MrCounter, MrOp, QpState, QpType};
 use roce_wire::{mr as wire_mr, LocalAckTimeout, Pmtu, Psn, RnrTimer};
 
 /// Address of the CSR window on the softcore's bus (RAM is at 0).
@@ -432,6 +432,12 @@ register_map! {
         pa_hi (0x38): RW {
             /// PA bits 63:32.
             PA [0, 32] = 0,
+        }
+        /// MR table counter i (`MrCounter`): rejects per reason, then TLB
+        /// misses; 32 bits, wrapping, cleared by reset.
+        counter (0x40, [MrCounter::COUNT; 4]): RO {
+            /// Events counted.
+            VALUE [0, 32] = 0,
         }
     }
 

@@ -6,11 +6,13 @@
 //! the BFM) or by raw register writes; requests then go in on the
 //! datapath port and every outcome is compared beat for beat with
 //! `roce_sim::mr_model` (the rules of `roce_wire::mr`), after a separate
-//! check of the security rule on the hardware's outcome.
+//! check of the security rule on the hardware's outcome; the table's
+//! counters are read back through `mr.counter` and compared with the
+//! model's reject counts.
 
 use roce_fw::mr::{self as fw, MrError};
 use roce_fw::Regs;
-use roce_regs::{mr as mrr, MrOp};
+use roce_regs::{mr as mrr, MrCounter, MrOp};
 use roce_sim::axil::{AxilMaster, AxilSlave, Timing, OKAY};
 use roce_sim::model::Model;
 use roce_sim::models::{MrCtrlW4096, MrCtrlW64};
@@ -282,6 +284,14 @@ impl<D: Dut> Bench<D> {
             );
         }
         assert_eq!(hw[5], self.misses, "TLB miss counter");
+        // The same counters through the register map.
+        for r in Reject::ALL {
+            let c = MrCounter::of(r);
+            let v = self.read32(mrr::counter::addr(c.value()));
+            assert_eq!(v as u64, self.model.rejected(r), "mr.counter[{}]", c.name());
+        }
+        let v = self.read32(mrr::counter::addr(MrCounter::TlbMiss.value()));
+        assert_eq!(v as u64, self.misses, "mr.counter[mr-tlb-miss]");
         got
     }
 
