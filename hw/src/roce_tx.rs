@@ -362,8 +362,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     hbeat: HdrBeat<W>,
     fshift: ByteRealign<W, K>,
     kmask: KeepMask<W, K>,
-    /// `tkeep` the last payload beat must have.
-    pkeep: CountKeep<K>,
+    /// `tkeep` this payload beat must have (all lanes but on the last).
     want_keep: Signal<Local, Bits<K>>,
     ob: DFF<Bits<14>>,
     ib: DFF<Bits<14>>,
@@ -510,7 +509,6 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             hbeat: Default::default(),
             fshift: ByteRealign::new(&front_shifts),
             kmask: Default::default(),
-            pkeep: Default::default(),
             want_keep: Default::default(),
             ob: Default::default(),
             ib: Default::default(),
@@ -720,9 +718,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             & (!self.need_in.val() | self.s_payload.tvalid.val());
         self.s_payload.tready.next = (self.go.val() & self.need_in.val()) | self.drain.q.val();
         // Bytes past the descriptor's length are dropped even within a beat.
-        self.pkeep.c.next = bit_cast::<8, 7>(self.hb.payload_last_count.val());
         if self.ib_last.val() {
-            self.want_keep.next = self.pkeep.keep.val();
+            self.want_keep.next = self.hb.payload_last_keep.val();
         } else {
             self.want_keep.next = self.all_keep.val();
         }

@@ -89,6 +89,21 @@ macro_rules! check {
                 ctx
             );
         }
+        if pl_used > 0 {
+            // u32 at W=64, u64 at W=512.
+            let keep = u64::from(dut.get_payload_last_keep());
+            let lanes = (pl_used - 1) % k + 1;
+            for lane in 0..k {
+                let bit = keep >> lane & 1 == 1;
+                assert_eq!(
+                    bit,
+                    lane < lanes,
+                    "{}: payload_last_keep lane {}",
+                    ctx,
+                    lane
+                );
+            }
+        }
         // The frame filled to the Ethernet minimum: 60 bytes with the ICRC.
         let min = roce_wire::ethernet::MIN_FRAME_LEN - roce_wire::icrc::ICRC_LEN;
         assert_eq!(
