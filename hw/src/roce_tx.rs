@@ -742,7 +742,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         } else {
             self.fshift.prev.next = self.prev.q.val();
         }
-        self.fshift.shift.next = self.lanes.val() - bit_cast::<8, 7>(self.hb.head_tail.val());
+        self.fshift.shift.next = self.hb.body_shift.val();
         self.bad_now.next = self.need_in.val()
             & (self.s_payload.tuser.val()
                 | (self.s_payload.tlast.val() != self.ib_last.val())

@@ -80,6 +80,9 @@ macro_rules! header_struct {
             pub head_beats: Signal<Out, Bits<5>>,
             /// Header bytes in the beat it shares with the payload: `hdr_len % K`.
             pub head_tail: Signal<Out, Bits<7>>,
+            /// `K - head_tail` (1..=K): the byte shift that moves the payload
+            /// behind the header's tail.
+            pub body_shift: Signal<Out, Bits<8>>,
             /// Beats of the frame before the ICRC: `ceil(frame_len / K)`.
             pub frame_beats: Signal<Out, Bits<14>>,
             /// Bytes in the last of them (1..=K).
@@ -136,6 +139,7 @@ macro_rules! header_struct {
                     has_payload: Default::default(),
                     head_beats: Default::default(),
                     head_tail: Default::default(),
+                    body_shift: Default::default(),
                     frame_beats: Default::default(),
                     last_count: Default::default(),
                     payload_beats: Default::default(),
@@ -632,6 +636,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             K - 1,
             K - 1,
         ));
+        let lane_mask = K - 1;
         // Stage 4: the late bytes (`s4_` names) and the outputs.
         v.push_str(&format!(
             "integer i;\nwire [15:0] s4_l4_len = l4_3;\nwire [15:0] s4_ip_total = ipt3;\n\
@@ -642,6 +647,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
              \x20   payload_beats <= pb3;\n    payload_last_count <= plc3;\n\
              \x20   for (i = 0; i < {K}; i = i + 1) payload_last_keep[i] <= plc3 > i;\n\
              \x20   head_beats <= hl3 >> {log2k};\n    head_tail <= hl3 & 7'd{};\n\
+             \x20   body_shift <= 8'd{K} - (hl3 & 7'd{lane_mask});\n\
              \x20   frame_beats <= (fl3 + 17'd{}) >> {log2k};\n\
              \x20   last_count <= ((fl3 - 17'd1) & 17'd{}) + 17'd1;\n\
              \x20   fill <= (fl3 < 17'd{MIN_FRAME_LEN}) ? 17'd{MIN_FRAME_LEN} - fl3 : 17'd0;\n\
@@ -840,6 +846,7 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
             self.has_payload.next = hp;
             self.head_beats.next = ((hl / K) as u64).into();
             self.head_tail.next = ((hl % K) as u64).into();
+            self.body_shift.next = ((K - hl % K) as u64).into();
             self.frame_beats.next = (fl.div_ceil(K) as u64).into();
             self.last_count.next = (((fl - 1) % K + 1) as u64).into();
             let pl = fl - hl - pad as usize;
@@ -867,6 +874,7 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.has_payload.connect();
         self.head_beats.connect();
         self.head_tail.connect();
+        self.body_shift.connect();
         self.frame_beats.connect();
         self.last_count.connect();
         self.payload_beats.connect();

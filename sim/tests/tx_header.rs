@@ -63,6 +63,12 @@ macro_rules! check {
         assert_eq!(dut.get_head_beats() as usize, hl / k, "{}", ctx);
         assert_eq!(dut.get_head_tail() as usize, hl % k, "{}", ctx);
         assert_eq!(
+            dut.get_body_shift() as usize,
+            k - hl % k,
+            "{}: body_shift",
+            ctx
+        );
+        assert_eq!(
             dut.get_frame_beats() as usize,
             want.frame_len.div_ceil(k),
             "{}",
