@@ -365,6 +365,8 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     l1: DFF<Bit>,
     b1: DFF<Bits<16>>,
     top_byte: XorMatrix<K, PAD_BITS>,
+    /// The beat's top valid lane (from `tkeep`, registered with the beat).
+    t1: DFF<Bits<PAD_BITS>>,
     et_o: ByteSelect<HDR_BITS, 16>,
     et_i: ByteSelect<HDR_BITS, 16>,
     tagged1: Signal<Local, Bit>,
@@ -750,6 +752,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             l1: Default::default(),
             b1: Default::default(),
             top_byte: XorMatrix::new(top_rows),
+            t1: Default::default(),
             et_o: ByteSelect::fixed(ethernet::field::ETHERTYPE.start),
             et_i: ByteSelect::fixed(ethernet::field::INNER_ETHERTYPE.start),
             tagged1: Default::default(),
@@ -1072,17 +1075,17 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ready_r, in_b, v1, d1, k1, l1, b1, v2, d2, k2, l2, b2, pos2, len2, sel2,
-            et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2, usrc2,
-            udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3, b3, pos3,
-            len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3, frag_bad3,
-            proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, iph3, info3, usrc3, op3,
-            flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4, len4, and4, or4,
-            pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4, tot_lt4,
-            frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4, ce4,
-            pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4, flags4,
-            pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, len5, and5, or5, ce5, first5,
-            peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5, ihl_ne5, frag_bad5,
+            self, clock, ready_r, in_b, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2,
+            sel2, et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2,
+            usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
+            b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
+            frag_bad3, proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, iph3, info3,
+            usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4, len4,
+            and4, or4, pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4,
+            tot_lt4, frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4,
+            t_l3_4, ce4, pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4,
+            flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, len5, and5, or5, ce5,
+            first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5, ihl_ne5, frag_bad5,
             proto_bad5, nhext5, nh_bad5, port_bad5, tot_lt5, t_ip5, t_ihl5, t_udp5, t_l3_5,
             pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5, flags5, pkey5,
             fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done, prev, fl_pending, fl_need,
@@ -1113,6 +1116,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.v1.d.next = self.fire.val();
         self.d1.d.next = self.s_axis.tdata.val();
         self.k1.d.next = self.s_axis.tkeep.val();
+        self.top_byte.x.next = self.s_axis.tkeep.val();
+        self.t1.d.next = self.top_byte.y.val();
         self.l1.d.next = self.s_axis.tlast.val();
         self.b1.d.next = self.in_b.q.val();
 
@@ -1179,7 +1184,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.csum.tag_in.next = self.v1.q.val() & self.l1.q.val();
         self.csums.write.next = self.csum.tag_out.val();
         self.csums.data_in.next = self.csum.ok.val();
-        self.top_byte.x.next = self.k1.q.val();
 
         self.v2.d.next = self.v1.q.val();
         self.d2.d.next = self.d1.q.val();
@@ -1187,8 +1191,10 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.l2.d.next = self.l1.q.val();
         self.b2.d.next = self.b1.q.val();
         self.pos2.d.next = bit_cast::<18, 16>(self.b1.q.val()) << self.c_log2k.val();
-        self.len2.d.next = (bit_cast::<18, 16>(self.b1.q.val()) << self.c_log2k.val())
-            + bit_cast::<18, PAD_BITS>(self.top_byte.y.val())
+        // Bytes so far: beat index · K + top lane + 1, the lane below K so
+        // the sum is an OR and one increment.
+        self.len2.d.next = ((bit_cast::<18, 16>(self.b1.q.val()) << self.c_log2k.val())
+            | bit_cast::<18, PAD_BITS>(self.t1.q.val()))
             + 1;
         self.sel2.d.next = self.sel1.val();
         self.et_o2.d.next = self.et_o.y.val();
