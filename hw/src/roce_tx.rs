@@ -369,6 +369,9 @@ pub struct RoceTx<const W: usize, const K: usize> {
     active: Signal<Local, Bit>,
     in_body: Signal<Local, Bit>,
     first_body: Signal<Local, Bit>,
+    body_mask: Signal<Local, Bits<W>>,
+    hdr_mask: Signal<Local, Bits<W>>,
+    ones_w: Constant<Bits<W>>,
     need_in: Signal<Local, Bit>,
     last_now: Signal<Local, Bit>,
     bad_now: Signal<Local, Bit>,
@@ -518,6 +521,9 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             active: Default::default(),
             in_body: Default::default(),
             first_body: Default::default(),
+            body_mask: Default::default(),
+            hdr_mask: Default::default(),
+            ones_w: Constant::new(!Bits::<W>::default()),
             need_in: Default::default(),
             last_now: Default::default(),
             bad_now: Default::default(),
@@ -743,6 +749,16 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.fshift.prev.next = self.prev.q.val();
         }
         self.fshift.shift.next = self.hb.body_shift.val();
+        if self.in_body.val() {
+            self.body_mask.next = self.ones_w.val();
+        } else {
+            self.body_mask.next = 0.into();
+        }
+        if !self.in_body.val() | self.first_body.val() {
+            self.hdr_mask.next = self.ones_w.val();
+        } else {
+            self.hdr_mask.next = 0.into();
+        }
         self.bad_now.next = self.need_in.val()
             & (self.s_payload.tuser.val()
                 | (self.s_payload.tlast.val() != self.ib_last.val())
@@ -751,13 +767,10 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.hb.out_ready.next = false;
         self.err_pulse.d.next = false;
         if self.go.val() {
-            if self.in_body.val() & self.first_body.val() {
-                self.fq_data.d.next = self.fshift.y.val() | self.hbeat.y.val();
-            } else if self.in_body.val() {
-                self.fq_data.d.next = self.fshift.y.val();
-            } else {
-                self.fq_data.d.next = self.hbeat.y.val();
-            }
+            // Header beats, body beats, and the first body beat (both ORed):
+            // an AND-OR per bit rather than a chain of multiplexers.
+            self.fq_data.d.next = (self.fshift.y.val() & self.body_mask.val())
+                | (self.hbeat.y.val() & self.hdr_mask.val());
             if self.last_now.val() {
                 self.fq_count.d.next = bit_cast::<8, 7>(self.hb.last_count.val());
             } else {
