@@ -449,6 +449,8 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     ulen3: DFF<Bits<18>>,
     ip_pay3: DFF<Bits<18>>,
     e3: DFF<Bits<18>>,
+    /// `e3` + the UDP header (constants chosen with it).
+    eu3: DFF<Bits<18>>,
     iph3: DFF<Bits<18>>,
     info3: DFF<Bits<32>>,
     usrc3: DFF<Bits<16>>,
@@ -635,6 +637,8 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     c_iph4: Constant<Bits<18>>,
     c_iph6: Constant<Bits<18>>,
     c_udph: Constant<Bits<18>>,
+    c_eu_untagged: Constant<Bits<18>>,
+    c_eu_tagged: Constant<Bits<18>>,
     c_bth_icrc: Constant<Bits<18>>,
     c_bthh: Constant<Bits<18>>,
     c_udp_bth_icrc: Constant<Bits<18>>,
@@ -833,6 +837,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ulen3: Default::default(),
             ip_pay3: Default::default(),
             e3: Default::default(),
+            eu3: Default::default(),
             iph3: Default::default(),
             info3: Default::default(),
             usrc3: Default::default(),
@@ -1028,6 +1033,8 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             c_iph4: k18(ipv4::HEADER_LEN),
             c_iph6: k18(ipv6::HEADER_LEN),
             c_udph: k18(udp::HEADER_LEN),
+            c_eu_untagged: k18(ethernet::HEADER_LEN + udp::HEADER_LEN),
+            c_eu_tagged: k18(ethernet::TAGGED_HEADER_LEN + udp::HEADER_LEN),
             c_bth_icrc: k18(bth::HEADER_LEN + icrc::ICRC_LEN),
             c_bthh: k18(bth::HEADER_LEN),
             c_udp_bth_icrc: k18(udp::HEADER_LEN + bth::HEADER_LEN + icrc::ICRC_LEN),
@@ -1079,9 +1086,9 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             sel2, et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2,
             usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
             b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
-            frag_bad3, proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, iph3, info3,
-            usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4, len4,
-            and4, or4, pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4,
+            frag_bad3, proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, iph3,
+            info3, usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4,
+            len4, and4, or4, pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4,
             tot_lt4, frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4,
             t_l3_4, ce4, pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4,
             flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, len5, and5, or5, ce5,
@@ -1256,8 +1263,10 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         }
         if self.tagged2.q.val() {
             self.e3.d.next = self.c_e_tagged.val();
+            self.eu3.d.next = self.c_eu_tagged.val();
         } else {
             self.e3.d.next = self.c_e_untagged.val();
+            self.eu3.d.next = self.c_eu_untagged.val();
         }
         self.info3.d.next = self.op_rom.data.val();
         self.usrc3.d.next = self.usrc2.q.val();
@@ -1316,7 +1325,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.t_ip4.d.next = self.e3.q.val() + self.iph3.q.val();
         self.t_ihl4.d.next =
             self.e3.q.val() + (bit_cast::<18, 4>(self.ipb0_3.q.val().get_bits::<4>(0)) << 2);
-        self.t_udp4.d.next = self.e3.q.val() + self.iph3.q.val() + self.c_udph.val();
+        self.t_udp4.d.next = self.eu3.q.val() + self.iph3.q.val();
         self.t_l3_4.d.next = self.e3.q.val() + self.iph3.q.val() + self.ip_pay3.q.val();
         self.pay_small4.d.next = self.tot_lt3.q.val() | (self.ip_pay3.q.val() < self.c_udph.val());
         self.ulen_bad4.d.next = self.ulen3.q.val() != self.ip_pay3.q.val();
