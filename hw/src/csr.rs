@@ -37,10 +37,12 @@
 //!
 //! AXI behaviour: one write and one read in flight. AW and W are accepted
 //! independently (each has a one-entry holding register); the held AW
-//! address is decoded into registers in the next cycle, and the write
+//! address is decoded into registers in the next two cycles, and the write
 //! happens once that decode is in and W is held and no B response is
-//! pending; B follows one cycle later (3 cycles from an AW+W handshake in
-//! one cycle). A read is accepted when no read is in flight; R is valid
+//! pending; B follows one cycle later (4 cycles from an AW+W handshake in
+//! one cycle). Flip-flop registers take the write one cycle after it, the
+//! context RAMs one cycle after that (their port is registered), both
+//! before a read that follows the B response can see them. A read is accepted when no read is in flight; R is valid
 //! five cycles after the AR handshake (address registered; page decode and
 //! RAM read; word within its page and RAM output register; both registered
 //! again in the fabric; context mux into the R register). `ready` outputs
@@ -117,9 +119,11 @@ pub fn ctx_layout() -> Vec<(&'static Register, &'static Field, usize)> {
 /// first stage registers which page (word address `>> PAGE_BITS`) an
 /// access falls in, as one bit per page that holds mapped words, and the
 /// word index within the page; the second selects among the page's (at
-/// most `2^PAGE_BITS`) words. A QP context is one page (`QP_STRIDE` bytes).
-pub const PAGE_BITS: usize = 4;
-const _: () = assert!(QP_STRIDE / 4 == 1 << PAGE_BITS);
+/// most `2^PAGE_BITS`) words: an 8:1 mux, one ECP5 slice pair per bit.
+/// Contexts are whole pages (`QP_STRIDE` is a multiple of a page), so no
+/// page mixes mapped words and contexts.
+pub const PAGE_BITS: usize = 3;
+const _: () = assert!((QP_STRIDE / 4) % (1 << PAGE_BITS) == 0);
 
 /// Where the datapath copy of the QP context table lives (the CSR copy is
 /// always block RAM) and so how many cycles `qp_rd_data` takes after
@@ -393,7 +397,9 @@ impl Plan {
             writeln!(s, "    default: {p}_reg_ok = 1'b0;\nendcase").unwrap();
         }
         // Write decode, stage 1: registered from the held AW address every
-        // cycle (the AXI side writes only once it has been held a cycle).
+        // cycle (the AXI side writes only once it has been held two
+        // cycles): page, index, context hit and one select per context
+        // register.
         writeln!(
             s,
             "reg [{}:0] w_pg;\nreg [{}:0] w_idx;\nreg w_ctx;\nreg [{}:0] w_qpn1;\nreg [{}:0] w_reg1;",
@@ -403,7 +409,16 @@ impl Plan {
             sh - 1
         )
         .unwrap();
+        writeln!(s, "reg [{}:0] w_csel;", self.ctx.len() - 1).unwrap();
         writeln!(s, "always @(posedge clock) begin").unwrap();
+        for (k, c) in self.ctx.iter().enumerate() {
+            writeln!(
+                s,
+                "    w_csel[{k}] <= w_in_ctx && w_reg == {sh}'d{};",
+                c.offset / 4
+            )
+            .unwrap();
+        }
         for (j, (p, _)) in pages.iter().enumerate() {
             writeln!(
                 s,
@@ -434,21 +449,23 @@ impl Plan {
             .unwrap();
         }
         writeln!(s, "end").unwrap();
+        // Write decode, stage 2: the hit registered.
         writeln!(
             s,
-            "always @(*) wr_err = !w_hit || (w_ctx && wr_strb != 4'hf);"
+            "reg w_hit2;\nalways @(posedge clock) w_hit2 <= w_hit;\nalways @(*) wr_err = !w_hit2 || (w_ctx && wr_strb != 4'hf);"
         )
         .unwrap();
         // Flip-flops and the unmapped counter.
         for (w, i, _, _) in self.flops() {
             writeln!(s, "reg [31:0] f{i}; // {}", w.name).unwrap();
         }
-        writeln!(s, "reg [31:0] unmapped;\nreg un_w;\nreg un_r;").unwrap();
+        // Flip-flop registers take a write one edge after `wr_en` (`wr_q`),
+        // from the decode, data and strobes still held then.
+        writeln!(s, "reg [31:0] unmapped;\nreg un_w;\nreg un_r;\nreg wr_q;").unwrap();
         writeln!(
             s,
-            "reg r1_v;\nreg r2_v;\nreg [{}:0] r_pg;\nreg [{}:0] r_idx;\nreg r_ctx;\nreg [{m}:0] r_reg1;\nreg rd_ctx2;\nreg [{m}:0] rd_reg2;\nwire r_miss;",
+            "reg r1_v;\nreg r2_v;\nreg [{}:0] r_pg;\nreg r_ctx;\nreg [{m}:0] r_reg1;\nreg rd_ctx2;\nreg [{m}:0] rd_reg2;\nwire r_miss;",
             np - 1,
-            pb - 1,
             m = sh - 1
         )
         .unwrap();
@@ -458,7 +475,7 @@ impl Plan {
         }
         writeln!(
             s,
-            "        unmapped <= 32'd0;\n        un_w <= 1'b0;\n        un_r <= 1'b0;\n        r1_v <= 1'b0;\n        r2_v <= 1'b0;\n    end else begin"
+            "        unmapped <= 32'd0;\n        wr_q <= 1'b0;\n        un_w <= 1'b0;\n        un_r <= 1'b0;\n        r1_v <= 1'b0;\n        r2_v <= 1'b0;\n    end else begin"
         )
         .unwrap();
         for (j, (_, ws)) in pages.iter().enumerate() {
@@ -469,7 +486,7 @@ impl Plan {
                 {
                     writeln!(
                         s,
-                        "        if (wr_en && w_pg[{j}] && w_idx == {pb}'d{}) f{i} <= (f{i} & ~(wmask & 32'h{store:08x})) | (wr_data & wmask & 32'h{store:08x}); // {}",
+                        "        if (wr_q && w_pg[{j}] && w_idx == {pb}'d{}) f{i} <= (f{i} & ~(wmask & 32'h{store:08x})) | (wr_data & wmask & 32'h{store:08x}); // {}",
                         (w.addr / 4) & ((1 << pb) - 1),
                         w.name
                     )
@@ -479,24 +496,31 @@ impl Plan {
         }
         writeln!(
             s,
-            "        r1_v <= rd_en;\n        r2_v <= r1_v;\n        un_w <= wr_en & ~w_hit;\n        un_r <= r2_v & r_miss;\n        unmapped <= unmapped + {{30'd0, un_w & un_r, un_w ^ un_r}};\n    end\nend"
+            "        wr_q <= wr_en;\n        r1_v <= rd_en;\n        r2_v <= r1_v;\n        un_w <= wr_en & ~w_hit2;\n        un_r <= r2_v & r_miss;\n        unmapped <= unmapped + {{30'd0, un_w & un_r, un_w ^ un_r}};\n    end\nend"
         )
         .unwrap();
         // Read, stage 1: page select, word index, context register.
+        // One copy of the word index per page (loaded only when the page
+        // matches, so the copies stay distinct), to keep its fanout local.
+        for j in 0..np {
+            writeln!(s, "reg [{}:0] r_idx{j};", pb - 1).unwrap();
+        }
         writeln!(s, "always @(posedge clock) if (rd_en) begin").unwrap();
         for (j, (p, _)) in pages.iter().enumerate() {
             writeln!(
                 s,
-                "    r_pg[{j}] <= (ra[{}:{pb}] == {}'d{p});",
+                "    r_pg[{j}] <= (ra[{}:{pb}] == {}'d{p});\n    if (ra[{}:{pb}] == {}'d{p}) r_idx{j} <= ra[{}:0];",
                 wa - 1,
-                wa - pb
+                wa - pb,
+                wa - 1,
+                wa - pb,
+                pb - 1
             )
             .unwrap();
         }
         writeln!(
             s,
-            "    r_idx <= ra[{}:0];\n    r_ctx <= r_in_ctx && r_reg_ok;\n    r_reg1 <= r_reg;\nend",
-            pb - 1
+            "    r_ctx <= r_in_ctx && r_reg_ok;\n    r_reg1 <= r_reg;\nend"
         )
         .unwrap();
         // Read, stage 2: the word within its page (0 outside the page).
@@ -515,7 +539,7 @@ impl Plan {
         for (j, (_, ws)) in pages.iter().enumerate() {
             writeln!(
                 s,
-                "    pq{j} <= 32'd0;\n    ph{j} <= 1'b0;\n    if (r_pg[{j}]) case (r_idx)"
+                "    pq{j} <= 32'd0;\n    ph{j} <= 1'b0;\n    if (r_pg[{j}]) case (r_idx{j})"
             )
             .unwrap();
             for w in ws {
@@ -566,9 +590,8 @@ impl Plan {
                 .collect();
             writeln!(
                 s,
-                "// qp.{}\nreg [{m}:0] qc3_{k};\nalways @(posedge clock) qc3_{k} <= qc2_{k};\nreg we{k};\ninitial we{k} = 1'b0;\nalways @(posedge clock) we{k} <= wr_en && w_ctx && wr_strb == 4'hf && w_reg1 == {sh}'d{};\nwire [{m}:0] wd{k} = {{{}}};",
+                "// qp.{}\nreg [{m}:0] qc3_{k};\nalways @(posedge clock) qc3_{k} <= qc2_{k};\nreg we{k};\ninitial we{k} = 1'b0;\nalways @(posedge clock) we{k} <= wr_en && w_csel[{k}] && wr_strb == 4'hf;\nwire [{m}:0] wd{k} = {{{}}};",
                 c.reg.name,
-                c.offset / 4,
                 parts.join(", ")
             )
             .unwrap();
@@ -689,14 +712,14 @@ fn packed_reset(r: &Register) -> u64 {
 pub struct CsrCore<const QA: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    /// Write the word at `wr_addr`; `wr_addr` must have been held since the
-    /// previous edge (the write decode registers it).
+    /// Write the word at `wr_addr`; `wr_addr` must have been held for the
+    /// two previous edges (the write decode registers it twice).
     pub wr_en: Signal<In, Bit>,
     pub wr_addr: Signal<In, Bits<ADDR_BITS>>,
     pub wr_data: Signal<In, Bits<32>>,
     pub wr_strb: Signal<In, Bits<4>>,
-    /// The write at the `wr_addr` of the previous edge would answer SLVERR
-    /// (from the registered decode and `wr_strb`).
+    /// The write at the held `wr_addr` would answer SLVERR (from the
+    /// registered decode and `wr_strb`).
     pub wr_err: Signal<Out, Bit>,
     pub rd_en: Signal<In, Bit>,
     pub rd_addr: Signal<In, Bits<ADDR_BITS>>,
@@ -719,6 +742,8 @@ pub struct CsrCore<const QA: usize> {
     _cw: Option<(usize, usize, u64)>,
     /// Write decode: the `wr_addr` of the previous edge.
     _wdec: u32,
+    /// `wr_en` of the previous edge: flip-flop registers write then.
+    _wr_q: bool,
     /// Read stage 1: address held, valid.
     _r1: u32,
     _r1v: bool,
@@ -770,6 +795,7 @@ impl<const QA: usize> CsrCore<QA> {
             _mem: mem,
             _cw: None,
             _wdec: 0,
+            _wr_q: false,
             _r1: 0,
             _r1v: false,
             _r2v: false,
@@ -863,10 +889,11 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                 self._flops = self._plan.flops().map(|(_, _, r, _)| r).collect();
                 self._unmapped = 0;
                 self._un = (false, false);
+                self._wr_q = false;
                 self._r1v = false;
                 self._r2v = false;
             } else {
-                if wr {
+                if self._wr_q {
                     let data = val32(self.wr_data.val());
                     let bytes = (0..4)
                         .filter(|b| strb >> b & 1 == 1)
@@ -883,6 +910,7 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                     .wrapping_add(self._un.0 as u32)
                     .wrapping_add(self._un.1 as u32);
                 self._un = (wr && w_unmapped, self._r2v && r_miss);
+                self._wr_q = wr;
                 self._r2v = self._r1v;
                 self._r1v = self.rd_en.val();
             }
@@ -968,6 +996,7 @@ pub struct Csr<const QA: usize> {
     core: CsrCore<QA>,
     aw_full: DFF<Bit>,
     aw_dec: DFF<Bit>,
+    aw_dec2: DFF<Bit>,
     aw_addr: DFF<Bits<ADDR_BITS>>,
     w_full: DFF<Bit>,
     w_data: DFF<Bits<32>>,
@@ -995,8 +1024,8 @@ impl<const QA: usize> Csr<QA> {
     /// Cycles from the AR handshake to `rvalid`.
     pub const READ_LATENCY: usize = 5;
     /// Cycles from an AW+W handshake in one cycle to `bvalid` (AW held,
-    /// its decode registered, the write).
-    pub const WRITE_LATENCY: usize = 3;
+    /// its decode registered in two stages, the write).
+    pub const WRITE_LATENCY: usize = 4;
     /// The datapath copy of the context table in the default build.
     pub const DEFAULT_STORE: QpStore = QpStore::BramOutReg;
 
@@ -1038,6 +1067,7 @@ impl<const QA: usize> Csr<QA> {
             core: CsrCore::new(n, store),
             aw_full: Default::default(),
             aw_dec: Default::default(),
+            aw_dec2: Default::default(),
             aw_addr: Default::default(),
             w_full: Default::default(),
             w_data: Default::default(),
@@ -1068,8 +1098,8 @@ impl<const QA: usize> Logic for Csr<QA> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, aw_full, aw_dec, aw_addr, w_full, w_data, w_strb, b_valid, b_resp, r_busy,
-            ar_addr, r_pend0, r_pend, r_pend2, r_pend3, r_valid, r_data, r_resp
+            self, clock, aw_full, aw_dec, aw_dec2, aw_addr, w_full, w_data, w_strb, b_valid,
+            b_resp, r_busy, ar_addr, r_pend0, r_pend, r_pend2, r_pend3, r_valid, r_data, r_resp
         );
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
@@ -1098,13 +1128,15 @@ impl<const QA: usize> Logic for Csr<QA> {
             self.w_data.d.next = self.s_axil_wdata.val();
             self.w_strb.d.next = self.s_axil_wstrb.val();
         }
-        // The address decode registers the held AW address: write once it
-        // has been held for a cycle (`aw_dec`).
+        // The address decode registers the held AW address twice: write
+        // once it has been held for two cycles (`aw_dec2`).
         self.aw_dec.d.next = self.aw_full.q.val();
-        if self.aw_dec.q.val() & self.w_full.q.val() & !self.b_valid.q.val() {
+        self.aw_dec2.d.next = self.aw_dec.q.val();
+        if self.aw_dec2.q.val() & self.w_full.q.val() & !self.b_valid.q.val() {
             self.core.wr_en.next = true;
             self.aw_full.d.next = false;
             self.aw_dec.d.next = false;
+            self.aw_dec2.d.next = false;
             self.w_full.d.next = false;
             self.b_valid.d.next = true;
             if self.core.wr_err.val() {
@@ -1146,6 +1178,7 @@ impl<const QA: usize> Logic for Csr<QA> {
         if self.reset.val() {
             self.aw_full.d.next = false;
             self.aw_dec.d.next = false;
+            self.aw_dec2.d.next = false;
             self.w_full.d.next = false;
             self.b_valid.d.next = false;
             self.r_busy.d.next = false;
