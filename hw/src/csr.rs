@@ -352,11 +352,12 @@ impl Plan {
         let pb = PAGE_BITS;
         let pages = self.pages();
         let np = pages.len();
-        let src = |w: &Word| match w.src {
-            Source::Flop { index, .. } => format!("f{index}"),
-            Source::Const(c) => format!("32'h{c:08x}"),
-            Source::Lane(l) => format!("counters[{}:{}]", 32 * l + 31, 32 * l),
-            Source::Unmapped => "unmapped".into(),
+        // Byte `b` of what word `w` reads.
+        let src = |w: &Word, b: usize| match w.src {
+            Source::Flop { index, .. } => format!("f{index}[{}:{}]", 8 * b + 7, 8 * b),
+            Source::Const(c) => format!("8'h{:02x}", (c >> (8 * b)) & 0xFF),
+            Source::Lane(l) => format!("counters[{}:{}]", 32 * l + 8 * b + 7, 32 * l + 8 * b),
+            Source::Unmapped => format!("unmapped[{}:{}]", 8 * b + 7, 8 * b),
         };
         let mut v = String::new();
         let s = &mut v;
@@ -500,23 +501,34 @@ impl Plan {
         )
         .unwrap();
         // Read, stage 1: page select, word index, context register.
-        // One copy of the word index per page (loaded only when the page
-        // matches, so the copies stay distinct), to keep its fanout local.
+        // Four copies of the word index per page, one per byte of the
+        // word, to keep each one's fanout local. Each is loaded only when
+        // its page matches and copy b holds the index XOR b, so no two
+        // copies are the same flip-flop (synthesis would merge them).
         for j in 0..np {
-            writeln!(s, "reg [{}:0] r_idx{j};", pb - 1).unwrap();
+            for b in 0..4 {
+                writeln!(s, "reg [{}:0] r_idx{j}_{b};", pb - 1).unwrap();
+            }
         }
         writeln!(s, "always @(posedge clock) if (rd_en) begin").unwrap();
         for (j, (p, _)) in pages.iter().enumerate() {
             writeln!(
                 s,
-                "    r_pg[{j}] <= (ra[{}:{pb}] == {}'d{p});\n    if (ra[{}:{pb}] == {}'d{p}) r_idx{j} <= ra[{}:0];",
+                "    r_pg[{j}] <= (ra[{}:{pb}] == {}'d{p});",
                 wa - 1,
-                wa - pb,
-                wa - 1,
-                wa - pb,
-                pb - 1
+                wa - pb
             )
             .unwrap();
+            for b in 0..4 {
+                writeln!(
+                    s,
+                    "    if (ra[{}:{pb}] == {}'d{p}) r_idx{j}_{b} <= ra[{}:0] ^ {pb}'d{b};",
+                    wa - 1,
+                    wa - pb,
+                    pb - 1
+                )
+                .unwrap();
+            }
         }
         writeln!(
             s,
@@ -537,22 +549,28 @@ impl Plan {
         )
         .unwrap();
         for (j, (_, ws)) in pages.iter().enumerate() {
-            writeln!(
-                s,
-                "    pq{j} <= 32'd0;\n    ph{j} <= 1'b0;\n    if (r_pg[{j}]) case (r_idx{j})"
-            )
-            .unwrap();
-            for w in ws {
-                writeln!(
-                    s,
-                    "        {pb}'d{}: begin pq{j} <= {}; ph{j} <= 1'b1; end // {}",
-                    (w.addr / 4) & ((1 << pb) - 1),
-                    src(w),
-                    w.name
-                )
-                .unwrap();
+            writeln!(s, "    pq{j} <= 32'd0;\n    ph{j} <= 1'b0;").unwrap();
+            for b in 0..4 {
+                writeln!(s, "    if (r_pg[{j}]) case (r_idx{j}_{b} ^ {pb}'d{b})").unwrap();
+                for w in ws {
+                    let hit = if b == 0 {
+                        format!(" ph{j} <= 1'b1;")
+                    } else {
+                        String::new()
+                    };
+                    writeln!(
+                        s,
+                        "        {pb}'d{}: begin pq{j}[{}:{}] <= {};{hit} end // {}",
+                        (w.addr / 4) & ((1 << pb) - 1),
+                        8 * b + 7,
+                        8 * b,
+                        src(w, b),
+                        w.name
+                    )
+                    .unwrap();
+                }
+                writeln!(s, "        default: ;\n    endcase").unwrap();
             }
-            writeln!(s, "        default: ;\n    endcase").unwrap();
         }
         writeln!(s, "end").unwrap();
         hits.push("rd_ctx2".into());
