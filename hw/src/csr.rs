@@ -30,7 +30,7 @@
 //!   build; 1 with `Bram` or `Lutram`), one read per cycle ([`ctx_layout`]).
 //!
 //! The address decode is two stages ([`PAGE_BITS`]): the first registers
-//! one bit per page of 16 words that holds mapped words (a compare of the
+//! one bit per page of 8 words that holds mapped words (a compare of the
 //! upper word-address bits against a handful of constants), the word index
 //! within the page and the context-register hit; the second selects within
 //! a page. No single cycle compares an address against every mapped word.
