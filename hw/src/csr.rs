@@ -1241,6 +1241,41 @@ mod tests {
     }
 
     #[test]
+    fn csr_datapath_stores_synthesize() {
+        for store in [QpStore::Bram, QpStore::Lutram] {
+            let mut m = Csr::<4>::with_store(16, store);
+            assert_eq!(m.qp_read_latency(), 1);
+            m.connect_all();
+            let v = generate_verilog(&m);
+            assert_eq!(
+                v.contains("ram_style = \"distributed\""),
+                store == QpStore::Lutram
+            );
+            yosys_validate("csr_store", &v).unwrap();
+        }
+        assert_eq!(CsrDefault::new(256).qp_read_latency(), 2);
+    }
+
+    #[test]
+    fn csr_pages_hold_every_word_once() {
+        let p = Plan::new(roce_regs::QP_COUNT);
+        let pages = p.pages();
+        let mut n = 0;
+        for (pg, ws) in &pages {
+            assert!(ws.len() <= 1 << PAGE_BITS);
+            for w in ws {
+                assert_eq!((w.addr / 4) >> PAGE_BITS, *pg, "{}", w.name);
+                n += 1;
+            }
+        }
+        assert_eq!(n, p.words.len());
+        // No page of words overlaps the context table.
+        let lo = (p.ctx_base / 4) >> PAGE_BITS;
+        let hi = ((p.ctx_base + p.n * QP_STRIDE) / 4) >> PAGE_BITS;
+        assert!(pages.iter().all(|(pg, _)| *pg < lo || *pg >= hi));
+    }
+
+    #[test]
     #[should_panic(expected = "out of 1..=")]
     fn csr_rejects_too_many_qps() {
         Plan::new(QP_MAX + 1);
