@@ -140,7 +140,7 @@ pub enum QpStore {
     Bram,
     /// Distributed (LUT) RAM with a flip-flop output register: 1 cycle, but
     /// `qp_rd_addr` fans out to every LUT RAM (1328 DPR16X4 on ECP5 for 256
-    /// contexts) and the read mux follows: 107 MHz on ECP5.
+    /// contexts) and the read mux follows: 109 MHz on ECP5.
     Lutram,
 }
 
