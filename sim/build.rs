@@ -37,6 +37,9 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("mr_tlb", 4096, Variant::Fast),
     // csr: the "width" is the number of QP contexts (the default build).
     ("csr", 256, Variant::Fast),
+    // mr_ctrl (csr + mr_tlb): the "width" is the MR-table size, as mr_tlb.
+    ("mr_ctrl", 64, Variant::Fast),
+    ("mr_ctrl", 4096, Variant::Fast),
 ];
 
 fn main() {

@@ -22,6 +22,7 @@ extern crate std;
 
 pub mod config;
 pub mod counters;
+pub mod mr;
 pub mod qp;
 pub mod regs;
 

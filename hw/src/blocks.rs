@@ -4,6 +4,7 @@
 use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::csr::CsrDefault;
+use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::roce_rx::RoceRx;
 use crate::roce_tx::RoceTx;
@@ -59,6 +60,13 @@ pub const BLOCKS: &[BlockSpec] = &[
                   QP context table in block RAM with a 1-cycle datapath read port; \
                   'width' = QP contexts (256 default build)",
         widths: &CSR_SIZES,
+    },
+    BlockSpec {
+        name: "mr_ctrl",
+        summary: "csr + mr_tlb: MRs and page tables programmed through the roce-regs \
+                  'mr' block over AXI4-Lite, grants on the datapath port; \
+                  'width' = MR entries as mr_tlb (256 QP contexts)",
+        widths: &MR_TLB_SIZES,
     },
 ];
 
@@ -192,6 +200,31 @@ fn mr_tlb(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
     }
 }
 
+/// `mr_ctrl` Verilog, hit latency and parameters.
+fn mr_ctrl(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    macro_rules! build {
+        ($t:ty, $tlb:ty) => {
+            (
+                emit(<$t>::new(roce_regs::QP_COUNT)),
+                Some(<$tlb>::HIT_LATENCY),
+                vec![
+                    ("W", size as u64),
+                    ("N", <$tlb>::MRS as u64),
+                    ("TLB", <$tlb>::TLB_ENTRIES as u64),
+                    ("PT", <$tlb>::PT_ENTRIES as u64),
+                    ("QPS", roce_regs::QP_COUNT as u64),
+                    ("COUNTER_LANES", crate::csr::COUNTER_LANES as u64),
+                ],
+            )
+        };
+    }
+    match size {
+        64 => build!(MrCtrlSmall, MrTlbSmall),
+        4096 => build!(MrCtrlDefault, MrTlbDefault),
+        _ => unreachable!("size checked against the block's spec"),
+    }
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -237,6 +270,7 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
             (v, l, stream_params)
         }
         "mr_tlb" => mr_tlb(width),
+        "mr_ctrl" => mr_ctrl(width),
         "csr" => (
             emit(CsrDefault::new(width as u32)),
             Some(CsrDefault::READ_LATENCY),
@@ -317,10 +351,26 @@ mod tests {
     }
 
     #[test]
+    fn mr_ctrl_sizes() {
+        let g = generate("mr_ctrl", 64).unwrap();
+        assert_eq!(g.top, "mr_ctrl_w64");
+        assert!(g.params.contains(&("N", 64)) && g.params.contains(&("TLB", 8)));
+        for (port, width) in [("s_axil_awaddr", 18), ("s_req_va", 64), ("m_grant_pa", 64)] {
+            assert!(
+                g.ports.iter().any(|p| p.name == port && p.width == width),
+                "{port}"
+            );
+        }
+        // The command port is internal.
+        assert!(!g.ports.iter().any(|p| p.name.contains("cmd")));
+        assert!(generate("mr_ctrl", 512).is_err());
+    }
+
+    #[test]
     fn every_block_generates_with_ports() {
         for spec in BLOCKS
             .iter()
-            .filter(|b| !["mr_tlb", "csr"].contains(&b.name))
+            .filter(|b| !["mr_tlb", "csr", "mr_ctrl"].contains(&b.name))
         {
             let g = generate(spec.name, 64).unwrap();
             assert!(g.verilog.contains(&format!("module {}(", g.top)));

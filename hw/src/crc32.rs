@@ -76,6 +76,9 @@ pub struct Crc32<const W: usize, const K: usize> {
     fire: Signal<Local, Bit>,
     in_packet: DFF<Bit>,
     outstanding: DFF<Bits<6>>,
+    /// `!s_axis.tready`, from a flip-flop set from the next `outstanding`
+    /// (low at power-up, like `outstanding`).
+    busy_q: DFF<Bit>,
     depth: Constant<Bits<6>>,
     // S0: captured beat.
     x0: MaskedReg<W, K>,
@@ -148,6 +151,7 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
             fire: Default::default(),
             in_packet: Default::default(),
             outstanding: Default::default(),
+            busy_q: Default::default(),
             depth: Constant::new((RESULT_DEPTH as u64).into()),
             x0: MaskedReg::new(),
             v0: Default::default(),
@@ -209,6 +213,7 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
             clock,
             in_packet,
             outstanding,
+            busy_q,
             x0,
             v0,
             last0,
@@ -246,7 +251,7 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
 
         // Flow control: accept while fewer than RESULT_DEPTH results are
         // queued or in flight. Counted per packet (its last beat).
-        self.s_axis.tready.next = self.outstanding.q.val() < self.depth.val();
+        self.s_axis.tready.next = !self.busy_q.q.val();
         self.fire.next = self.s_axis.tvalid.val() & self.s_axis.tready.val();
         if self.fire.val() {
             self.in_packet.d.next = !self.s_axis.tlast.val();
@@ -368,6 +373,7 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
                 self.rv[b].d.next = false;
             }
         }
+        self.busy_q.d.next = self.outstanding.d.val() >= self.depth.val();
     }
 }
 

@@ -35,6 +35,16 @@
 //! within the page and the context-register hit; the second selects within
 //! a page. No single cycle compares an address against every mapped word.
 //!
+//! - `mr` (memory-region commands): the command registers are RW flip-flops
+//!   (all 32 bits); a write of `mr.doorbell.GO` copies them into the
+//!   `m_mr_cmd_*` command (valid/ready, to `mr_tlb`'s `s_cmd_*`) unless a
+//!   command is busy (then `mr.status.DROPPED`) or a field is too wide for
+//!   the table (then `status.ERROR` at once, nothing sent). `mr.status`
+//!   shows `BUSY`, `ERROR`, `DROPPED` and `SEQ` (commands answered). The
+//!   doorbell is decoded from the stage-1 page decode, as the flip-flop
+//!   writes, and acts with them, one cycle after the write decision
+//!   (`mr_go` and the too-wide check `mr_bad` are registered).
+//!
 //! AXI behaviour: one write and one read in flight. AW and W are accepted
 //! independently (each has a one-entry holding register); the held AW
 //! address is decoded into registers in the next two cycles, and the write
@@ -154,6 +164,35 @@ impl QpStore {
     }
 }
 
+/// Widths of the MR command port (`m_mr_cmd_*`, wired to `mr_tlb`'s
+/// `s_cmd_*`): the `mr` block's fields.
+pub const MR_OP_BITS: usize = roce_regs::MR_OP_BITS as usize;
+pub const MR_PD_BITS: usize = roce_regs::MR_PD_BITS as usize;
+pub const MR_ACCESS_BITS: usize = roce_regs::MR_ACCESS_BITS as usize;
+pub const MR_SHIFT_BITS: usize = roce_regs::MR_SHIFT_BITS as usize;
+/// Bits of `mr.status.SEQ`.
+pub const MR_SEQ_BITS: usize = roce_regs::mr::status::SEQ.width as usize;
+/// Bits of the `mr_counters` input: lane i (`roce_regs::MrCounter` i) in
+/// bits `32 i + 31 .. 32 i`.
+pub const MR_COUNTER_BITS: usize = 32 * roce_regs::MrCounter::COUNT as usize;
+
+/// When a doorbell refuses an MR command field wider than its port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Check {
+    Never,
+    Always,
+    /// For REGISTER only (the other ops do not use the field).
+    Register,
+}
+
+/// One MR command output of [`CsrCore`].
+struct MrOutput {
+    port: &'static str,
+    width: usize,
+    parts: Vec<(u32, Field)>,
+    check: Check,
+}
+
 /// What a mapped (non-context) word reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -169,6 +208,13 @@ pub enum Source {
     Lane(usize),
     /// The block's own `csr-unmapped` counter.
     Unmapped,
+    /// `mr.doorbell`: a write with `GO` set pulses `mr_go`; reads 0.
+    MrDoorbell,
+    /// `mr.status`: built from the `mr_busy`, `mr_error`, `mr_dropped`,
+    /// `mr_seq` inputs.
+    MrStatus,
+    /// `mr.counter[i]`: lane i of the `mr_counters` input.
+    MrCounter(usize),
 }
 
 /// One mapped word outside the context table.
@@ -263,6 +309,11 @@ impl Plan {
                                 Source::Lane(i as usize)
                             }
                         }
+                        Access::WO if *r == roce_regs::mr::doorbell::REG => Source::MrDoorbell,
+                        Access::RO if *r == roce_regs::mr::status::REG => Source::MrStatus,
+                        Access::RO if *r == roce_regs::mr::counter::REG => {
+                            Source::MrCounter(i as usize)
+                        }
                         Access::RO if *r == roce_regs::qp::qp_count::REG => {
                             Source::Const(roce_regs::qp::qp_count::COUNT.val(n))
                         }
@@ -304,6 +355,80 @@ impl Plan {
     /// The non-context word at window byte offset `addr`.
     pub fn word_at(&self, addr: u32) -> Option<&Word> {
         self.words.iter().find(|w| w.addr == addr & !3)
+    }
+
+    /// The flip-flop of the RW register at window byte offset `addr`.
+    fn flop_at(&self, addr: u32) -> usize {
+        match self.word_at(addr).map(|w| &w.src) {
+            Some(Source::Flop { index, .. }) => *index,
+            _ => panic!("no RW register at {addr:#x}"),
+        }
+    }
+
+    /// The MR command outputs: (port, its width, fields from most to
+    /// least significant as (window address, field), which ops refuse a
+    /// value wider than the port).
+    fn mr_outputs() -> Vec<MrOutput> {
+        use roce_regs::mr;
+        let one = |port, width, a, f, check| MrOutput {
+            port,
+            width,
+            parts: vec![(a, f)],
+            check,
+        };
+        let two = |port, hi: (u32, Field), lo: (u32, Field)| MrOutput {
+            port,
+            width: 64,
+            parts: vec![hi, lo],
+            check: Check::Never,
+        };
+        vec![
+            one("mr_op", MR_OP_BITS, mr::op::ADDR, mr::op::OP, Check::Always),
+            one("mr_key", 32, mr::key::ADDR, mr::key::KEY, Check::Never),
+            one(
+                "mr_pd",
+                MR_PD_BITS,
+                mr::pd::ADDR,
+                mr::pd::PD,
+                Check::Register,
+            ),
+            one(
+                "mr_access",
+                MR_ACCESS_BITS,
+                mr::access::ADDR,
+                mr::access::FLAGS,
+                Check::Register,
+            ),
+            two(
+                "mr_va",
+                (mr::va_hi::ADDR, mr::va_hi::VA),
+                (mr::va_lo::ADDR, mr::va_lo::VA),
+            ),
+            two(
+                "mr_len",
+                (mr::len_hi::ADDR, mr::len_hi::LEN),
+                (mr::len_lo::ADDR, mr::len_lo::LEN),
+            ),
+            one(
+                "mr_shift",
+                MR_SHIFT_BITS,
+                mr::page_shift::ADDR,
+                mr::page_shift::SHIFT,
+                Check::Register,
+            ),
+            one(
+                "mr_index",
+                32,
+                mr::pt_index::ADDR,
+                mr::pt_index::INDEX,
+                Check::Never,
+            ),
+            two(
+                "mr_pa",
+                (mr::pa_hi::ADDR, mr::pa_hi::PA),
+                (mr::pa_lo::ADDR, mr::pa_lo::PA),
+            ),
+        ]
     }
 
     fn flops(&self) -> impl Iterator<Item = (&Word, usize, u32, u32)> {
@@ -358,6 +483,11 @@ impl Plan {
             Source::Const(c) => format!("8'h{:02x}", (c >> (8 * b)) & 0xFF),
             Source::Lane(l) => format!("counters[{}:{}]", 32 * l + 8 * b + 7, 32 * l + 8 * b),
             Source::Unmapped => format!("unmapped[{}:{}]", 8 * b + 7, 8 * b),
+            Source::MrDoorbell => "8'h00".into(),
+            Source::MrStatus => format!("mr_status[{}:{}]", 8 * b + 7, 8 * b),
+            Source::MrCounter(l) => {
+                format!("mr_counters[{}:{}]", 32 * l + 8 * b + 7, 32 * l + 8 * b)
+            }
         };
         let mut v = String::new();
         let s = &mut v;
@@ -456,6 +586,38 @@ impl Plan {
             "reg w_hit2;\nalways @(posedge clock) w_hit2 <= w_hit;\nalways @(*) wr_err = !w_hit2 || (w_ctx && wr_strb != 4'hf);"
         )
         .unwrap();
+        // MR command: the doorbell pulse, the status word.
+        {
+            use roce_regs::mr::{doorbell, status};
+            // A write of `GO` to the doorbell, from the stage-1 page decode
+            // (as the flip-flop writes), registered: `mr_go` pulses one edge
+            // after `wr_en`, when the flip-flop registers take their writes.
+            let go = doorbell::GO.lsb;
+            let dw = doorbell::ADDR / 4;
+            let j = pages
+                .iter()
+                .position(|(p, _)| *p == dw >> pb)
+                .expect("the doorbell is a mapped word");
+            writeln!(
+                s,
+                "always @(posedge clock) mr_go <= !reset && wr_en && w_pg[{j}] && w_idx == {pb}'d{} && wr_strb[{}] && wr_data[{go}];",
+                dw & ((1 << pb) - 1),
+                go / 8
+            )
+            .unwrap();
+            let part = |port: &str, f: Field| {
+                format!("({{{}'d0, {port}}} << {})", 32 - f.width as usize, f.lsb)
+            };
+            writeln!(
+                s,
+                "wire [31:0] mr_status = {} | {} | {} | {};",
+                part("mr_busy", status::BUSY),
+                part("mr_error", status::ERROR),
+                part("mr_dropped", status::DROPPED),
+                part("mr_seq", status::SEQ)
+            )
+            .unwrap();
+        }
         // Flip-flops and the unmapped counter.
         for (w, i, _, _) in self.flops() {
             writeln!(s, "reg [31:0] f{i}; // {}", w.name).unwrap();
@@ -533,6 +695,65 @@ impl Plan {
         writeln!(
             s,
             "    r_ctx <= r_in_ctx && r_reg_ok;\n    r_reg1 <= r_reg;\nend"
+        )
+        .unwrap();
+        // MR command registers, out to the command port (low bits), and
+        // whether a doorbell must refuse them (a field too wide),
+        // registered: the registers change only with a write's `wr_q`,
+        // and the next write (so a doorbell's `mr_go`) comes at least
+        // three edges later, so `mr_bad` is current by then.
+        let outs = Self::mr_outputs();
+        let fl =
+            |a: u32, f: &Field| format!("f{}[{}:{}]", self.flop_at(a), f.lsb + f.width - 1, f.lsb);
+        writeln!(s, "always @(*) begin").unwrap();
+        for o in &outs {
+            let e: Vec<String> = o
+                .parts
+                .iter()
+                .map(|(a, f)| {
+                    // A single field wider than the port: its low bits.
+                    let w = if o.parts.len() == 1 {
+                        o.width.min(f.width as usize)
+                    } else {
+                        f.width as usize
+                    };
+                    format!(
+                        "f{}[{}:{}]",
+                        self.flop_at(*a),
+                        f.lsb as usize + w - 1,
+                        f.lsb
+                    )
+                })
+                .collect();
+            let total: usize = o.parts.iter().map(|(_, f)| f.width as usize).sum();
+            assert!(o.parts.len() == 1 || total == o.width, "{}", o.port);
+            writeln!(s, "    {} = {{{}}};", o.port, e.join(", ")).unwrap();
+        }
+        writeln!(s, "end").unwrap();
+        let wide = |o: &MrOutput| {
+            let (a, f) = &o.parts[0];
+            assert!(o.parts.len() == 1 && (f.width as usize) > o.width);
+            format!("({} >> {}) != 0", fl(*a, f), o.width)
+        };
+        let always: Vec<String> = outs
+            .iter()
+            .filter(|o| o.check == Check::Always)
+            .map(wide)
+            .collect();
+        let register: Vec<String> = outs
+            .iter()
+            .filter(|o| o.check == Check::Register)
+            .map(wide)
+            .collect();
+        let (oa, of) = (roce_regs::mr::op::ADDR, roce_regs::mr::op::OP);
+        writeln!(
+            s,
+            "always @(posedge clock) mr_bad <= {} || ({} == {}'d{} && ({}));",
+            always.join(" || "),
+            fl(oa, &of),
+            of.width,
+            roce_regs::MrOp::Register as u32,
+            register.join(" || ")
         )
         .unwrap();
         // Read, stage 2: the word within its page (0 outside the page).
@@ -749,6 +970,30 @@ pub struct CsrCore<const QA: usize> {
     pub counters: Signal<In, Bits<COUNTER_IN_BITS>>,
     pub qp_rd_addr: Signal<In, Bits<QA>>,
     pub qp_rd_data: Signal<Out, Bits<QP_CTX_BITS>>,
+    /// The write of the previous edge set `mr.doorbell.GO` (registered:
+    /// it pulses with the flip-flop registers' write, one edge after
+    /// `wr_en`).
+    pub mr_go: Signal<Out, Bit>,
+    /// The `mr` registers held a value too wide for the command port
+    /// (registered: from the flip-flops before the last edge).
+    pub mr_bad: Signal<Out, Bit>,
+    /// `mr.status` fields.
+    pub mr_busy: Signal<In, Bit>,
+    pub mr_error: Signal<In, Bit>,
+    pub mr_dropped: Signal<In, Bit>,
+    pub mr_seq: Signal<In, Bits<MR_SEQ_BITS>>,
+    /// `mr.counter` lanes.
+    pub mr_counters: Signal<In, Bits<MR_COUNTER_BITS>>,
+    /// The `mr` command registers' fields (from the flip-flops).
+    pub mr_op: Signal<Out, Bits<MR_OP_BITS>>,
+    pub mr_key: Signal<Out, Bits<32>>,
+    pub mr_pd: Signal<Out, Bits<MR_PD_BITS>>,
+    pub mr_access: Signal<Out, Bits<MR_ACCESS_BITS>>,
+    pub mr_va: Signal<Out, Bits<64>>,
+    pub mr_len: Signal<Out, Bits<64>>,
+    pub mr_shift: Signal<Out, Bits<MR_SHIFT_BITS>>,
+    pub mr_index: Signal<Out, Bits<32>>,
+    pub mr_pa: Signal<Out, Bits<64>>,
     _plan: Plan,
     _store: QpStore,
     _flops: Vec<u32>,
@@ -762,6 +1007,10 @@ pub struct CsrCore<const QA: usize> {
     _wdec: u32,
     /// `wr_en` of the previous edge: flip-flop registers write then.
     _wr_q: bool,
+    /// `mr_go`: the previous edge's write set `mr.doorbell.GO`.
+    _mr_go: bool,
+    /// `mr_bad`, registered from the flip-flops before the last edge.
+    _mr_bad: bool,
     /// Read stage 1: address held, valid.
     _r1: u32,
     _r1v: bool,
@@ -805,6 +1054,22 @@ impl<const QA: usize> CsrCore<QA> {
             counters: Default::default(),
             qp_rd_addr: Default::default(),
             qp_rd_data: Default::default(),
+            mr_go: Default::default(),
+            mr_bad: Default::default(),
+            mr_busy: Default::default(),
+            mr_error: Default::default(),
+            mr_dropped: Default::default(),
+            mr_seq: Default::default(),
+            mr_counters: Default::default(),
+            mr_op: Default::default(),
+            mr_key: Default::default(),
+            mr_pd: Default::default(),
+            mr_access: Default::default(),
+            mr_va: Default::default(),
+            mr_len: Default::default(),
+            mr_shift: Default::default(),
+            mr_index: Default::default(),
+            mr_pa: Default::default(),
             _plan: plan,
             _store: store,
             _flops: flops,
@@ -814,6 +1079,8 @@ impl<const QA: usize> CsrCore<QA> {
             _cw: None,
             _wdec: 0,
             _wr_q: false,
+            _mr_go: false,
+            _mr_bad: false,
             _r1: 0,
             _r1v: false,
             _r2v: false,
@@ -847,10 +1114,41 @@ impl<const QA: usize> CsrCore<QA> {
                         (0..32).fold(0, |v, i| v | (lanes.get_bit(32 * l + i) as u32) << i)
                     }
                     Source::Unmapped => self._unmapped,
+                    Source::MrDoorbell => 0,
+                    Source::MrStatus => self.mr_status(),
+                    Source::MrCounter(l) => {
+                        let lanes = self.mr_counters.val();
+                        (0..32).fold(0, |v, i| v | (lanes.get_bit(32 * l + i) as u32) << i)
+                    }
                 };
                 (v, false)
             }
         }
+    }
+
+    /// The `mr.status` word from the status inputs.
+    fn mr_status(&self) -> u32 {
+        use roce_regs::mr::status;
+        status::BUSY.val(self.mr_busy.val() as u32)
+            | status::ERROR.val(self.mr_error.val() as u32)
+            | status::DROPPED.val(self.mr_dropped.val() as u32)
+            | status::SEQ.val(val32(self.mr_seq.val()))
+    }
+
+    /// The value of an MR command output: its fields, high to low.
+    fn mr_output(&self, parts: &[(u32, Field)]) -> u64 {
+        parts.iter().fold(0u64, |v, (a, f)| {
+            (v << f.width) | f.get(self._flops[self._plan.flop_at(*a)]) as u64
+        })
+    }
+
+    /// The doorbell refuses the command registers (a field too wide).
+    fn mr_bad(&self) -> bool {
+        let outs = Plan::mr_outputs();
+        let wide = |o: &MrOutput| self.mr_output(&o.parts) >> o.width != 0;
+        let reg = self.mr_output(&outs[0].parts) == roce_regs::MrOp::Register as u64;
+        outs.iter()
+            .any(|o| (o.check == Check::Always || (reg && o.check == Check::Register)) && wide(o))
     }
 
     fn word_err(&self, addr: u32, strb: u32) -> (bool, bool) {
@@ -870,6 +1168,7 @@ impl<const QA: usize> Logic for CsrCore<QA> {
         let strb = val32(self.wr_strb.val());
         let (w_unmapped, w_err) = self.word_err(wa, strb);
         if self.clock.pos_edge() {
+            self._mr_bad = self.mr_bad();
             let qa = self.qp_rd_addr.val().index();
             self._qd.pop();
             self._qd.insert(
@@ -903,6 +1202,15 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                     self._cw = Some((k, q as usize, v));
                 }
             }
+            {
+                use roce_regs::mr::doorbell;
+                let go = doorbell::GO.lsb as u32;
+                self._mr_go = !self.reset.val()
+                    && wr
+                    && wa & !3 == doorbell::ADDR
+                    && strb >> (go / 8) & 1 == 1
+                    && val32(self.wr_data.val()) >> go & 1 == 1;
+            }
             if self.reset.val() {
                 self._flops = self._plan.flops().map(|(_, _, r, _)| r).collect();
                 self._unmapped = 0;
@@ -935,6 +1243,24 @@ impl<const QA: usize> Logic for CsrCore<QA> {
             self._wdec = val32(self.wr_addr.val());
         }
         self.wr_err.next = w_err;
+        // The doorbell pulse (registered in `update`), with the flip-flop
+        // writes: one edge after `wr_en`.
+        self.mr_go.next = self._mr_go;
+        let v: Vec<u64> = Plan::mr_outputs()
+            .iter()
+            .map(|o| self.mr_output(&o.parts) & ((1u128 << o.width) - 1) as u64)
+            .collect();
+        self.mr_bad.next = self._mr_bad;
+        // In `Plan::mr_outputs` order.
+        self.mr_op.next = v[0].into();
+        self.mr_key.next = v[1].into();
+        self.mr_pd.next = v[2].into();
+        self.mr_access.next = v[3].into();
+        self.mr_va.next = v[4].into();
+        self.mr_len.next = v[5].into();
+        self.mr_shift.next = v[6].into();
+        self.mr_index.next = v[7].into();
+        self.mr_pa.next = v[8].into();
         self.rd_err.next = self._out3.1;
         self.rd_data.next = (self._out3.0 as u64).into();
         let mut packed = Bits::<QP_CTX_BITS>::default();
@@ -951,6 +1277,17 @@ impl<const QA: usize> Logic for CsrCore<QA> {
         self.rd_data.connect();
         self.rd_err.connect();
         self.qp_rd_data.connect();
+        self.mr_go.connect();
+        self.mr_bad.connect();
+        self.mr_op.connect();
+        self.mr_key.connect();
+        self.mr_pd.connect();
+        self.mr_access.connect();
+        self.mr_va.connect();
+        self.mr_len.connect();
+        self.mr_shift.connect();
+        self.mr_index.connect();
+        self.mr_pa.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -970,8 +1307,28 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                 "rd_addr".into(),
                 "counters".into(),
                 "qp_rd_addr".into(),
+                "mr_busy".into(),
+                "mr_error".into(),
+                "mr_dropped".into(),
+                "mr_seq".into(),
+                "mr_counters".into(),
             ],
-            outputs: vec!["rd_data".into(), "rd_err".into(), "qp_rd_data".into()],
+            outputs: vec![
+                "rd_data".into(),
+                "rd_err".into(),
+                "qp_rd_data".into(),
+                "mr_go".into(),
+                "mr_bad".into(),
+                "mr_op".into(),
+                "mr_key".into(),
+                "mr_pd".into(),
+                "mr_access".into(),
+                "mr_va".into(),
+                "mr_len".into(),
+                "mr_shift".into(),
+                "mr_index".into(),
+                "mr_pa".into(),
+            ],
         }]
     }
 }
@@ -1011,7 +1368,40 @@ pub struct Csr<const QA: usize> {
     /// Datapath: that QP's packed context ([`ctx_layout`]),
     /// [`QpStore::latency`] cycles later.
     pub qp_rd_data: Signal<Out, Bits<QP_CTX_BITS>>,
+    /// MR command to `mr_tlb`'s `s_cmd_*`: one per `mr.doorbell.GO` write
+    /// while not busy, a copy of the `mr` registers taken at the doorbell.
+    pub m_mr_cmd_valid: Signal<Out, Bit>,
+    pub m_mr_cmd_ready: Signal<In, Bit>,
+    pub m_mr_cmd_op: Signal<Out, Bits<MR_OP_BITS>>,
+    pub m_mr_cmd_key: Signal<Out, Bits<32>>,
+    pub m_mr_cmd_pd: Signal<Out, Bits<MR_PD_BITS>>,
+    pub m_mr_cmd_access: Signal<Out, Bits<MR_ACCESS_BITS>>,
+    /// `mr.pa` for WRITE_PT, `mr.va` otherwise.
+    pub m_mr_cmd_addr: Signal<Out, Bits<64>>,
+    pub m_mr_cmd_len: Signal<Out, Bits<64>>,
+    pub m_mr_cmd_shift: Signal<Out, Bits<MR_SHIFT_BITS>>,
+    pub m_mr_cmd_index: Signal<Out, Bits<32>>,
+    /// `mr_tlb`'s `m_cmd_done` / `m_cmd_error`: the command's answer.
+    pub mr_cmd_done: Signal<In, Bit>,
+    pub mr_cmd_error: Signal<In, Bit>,
+    /// `mr.counter[i]` = lane i (`roce_regs::MrCounter` order: `mr_tlb`'s
+    /// reject counters by reason code, then `cnt_tlb_miss`).
+    pub mr_counters: Signal<In, Bits<MR_COUNTER_BITS>>,
     core: CsrCore<QA>,
+    mr_valid: DFF<Bit>,
+    mr_busy: DFF<Bit>,
+    mr_error: DFF<Bit>,
+    mr_dropped: DFF<Bit>,
+    mr_seq: DFF<Bits<MR_SEQ_BITS>>,
+    c_op: DFF<Bits<MR_OP_BITS>>,
+    c_key: DFF<Bits<32>>,
+    c_pd: DFF<Bits<MR_PD_BITS>>,
+    c_access: DFF<Bits<MR_ACCESS_BITS>>,
+    c_addr: DFF<Bits<64>>,
+    c_len: DFF<Bits<64>>,
+    c_shift: DFF<Bits<MR_SHIFT_BITS>>,
+    c_index: DFF<Bits<32>>,
+    op_write_pt: Constant<Bits<MR_OP_BITS>>,
     aw_full: DFF<Bit>,
     aw_dec: DFF<Bit>,
     aw_dec2: DFF<Bit>,
@@ -1083,6 +1473,33 @@ impl<const QA: usize> Csr<QA> {
             qp_rd_addr: Default::default(),
             qp_rd_data: Default::default(),
             core: CsrCore::new(n, store),
+            m_mr_cmd_valid: Default::default(),
+            m_mr_cmd_ready: Default::default(),
+            m_mr_cmd_op: Default::default(),
+            m_mr_cmd_key: Default::default(),
+            m_mr_cmd_pd: Default::default(),
+            m_mr_cmd_access: Default::default(),
+            m_mr_cmd_addr: Default::default(),
+            m_mr_cmd_len: Default::default(),
+            m_mr_cmd_shift: Default::default(),
+            m_mr_cmd_index: Default::default(),
+            mr_cmd_done: Default::default(),
+            mr_cmd_error: Default::default(),
+            mr_counters: Default::default(),
+            mr_valid: Default::default(),
+            mr_busy: Default::default(),
+            mr_error: Default::default(),
+            mr_dropped: Default::default(),
+            mr_seq: Default::default(),
+            c_op: Default::default(),
+            c_key: Default::default(),
+            c_pd: Default::default(),
+            c_access: Default::default(),
+            c_addr: Default::default(),
+            c_len: Default::default(),
+            c_shift: Default::default(),
+            c_index: Default::default(),
+            op_write_pt: Constant::new((roce_regs::MrOp::WritePt as u64).into()),
             aw_full: Default::default(),
             aw_dec: Default::default(),
             aw_dec2: Default::default(),
@@ -1117,7 +1534,9 @@ impl<const QA: usize> Logic for Csr<QA> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, aw_full, aw_dec, aw_dec2, aw_addr, w_full, w_data, w_strb, b_valid,
-            b_resp, r_busy, ar_addr, r_pend0, r_pend, r_pend2, r_pend3, r_valid, r_data, r_resp
+            b_resp, r_busy, ar_addr, r_pend0, r_pend, r_pend2, r_pend3, r_valid, r_data, r_resp,
+            mr_valid, mr_busy, mr_error, mr_dropped, mr_seq, c_op, c_key, c_pd, c_access, c_addr,
+            c_len, c_shift, c_index
         );
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
@@ -1193,7 +1612,62 @@ impl<const QA: usize> Logic for Csr<QA> {
             self.r_valid.d.next = false;
             self.r_busy.d.next = false;
         }
+        // MR command: the doorbell copies the registers into the command,
+        // which is offered until taken; busy until the table answers.
+        self.core.mr_busy.next = self.mr_busy.q.val();
+        self.core.mr_error.next = self.mr_error.q.val();
+        self.core.mr_dropped.next = self.mr_dropped.q.val();
+        self.core.mr_seq.next = self.mr_seq.q.val();
+        self.core.mr_counters.next = self.mr_counters.val();
+        self.m_mr_cmd_valid.next = self.mr_valid.q.val();
+        self.m_mr_cmd_op.next = self.c_op.q.val();
+        self.m_mr_cmd_key.next = self.c_key.q.val();
+        self.m_mr_cmd_pd.next = self.c_pd.q.val();
+        self.m_mr_cmd_access.next = self.c_access.q.val();
+        self.m_mr_cmd_addr.next = self.c_addr.q.val();
+        self.m_mr_cmd_len.next = self.c_len.q.val();
+        self.m_mr_cmd_shift.next = self.c_shift.q.val();
+        self.m_mr_cmd_index.next = self.c_index.q.val();
+        if self.mr_valid.q.val() & self.m_mr_cmd_ready.val() {
+            self.mr_valid.d.next = false;
+        }
+        if self.mr_busy.q.val() & self.mr_cmd_done.val() {
+            self.mr_busy.d.next = false;
+            self.mr_error.d.next = self.mr_cmd_error.val();
+            self.mr_seq.d.next = self.mr_seq.q.val() + 1;
+        }
+        if self.core.mr_go.val() {
+            if self.mr_busy.q.val() {
+                self.mr_dropped.d.next = true;
+            } else if self.core.mr_bad.val() {
+                // Refused here: answered at once, nothing sent.
+                self.mr_dropped.d.next = false;
+                self.mr_error.d.next = true;
+                self.mr_seq.d.next = self.mr_seq.q.val() + 1;
+            } else {
+                self.mr_busy.d.next = true;
+                self.mr_valid.d.next = true;
+                self.mr_dropped.d.next = false;
+                self.c_op.d.next = self.core.mr_op.val();
+                self.c_key.d.next = self.core.mr_key.val();
+                self.c_pd.d.next = self.core.mr_pd.val();
+                self.c_access.d.next = self.core.mr_access.val();
+                self.c_len.d.next = self.core.mr_len.val();
+                self.c_shift.d.next = self.core.mr_shift.val();
+                self.c_index.d.next = self.core.mr_index.val();
+                if self.core.mr_op.val() == self.op_write_pt.val() {
+                    self.c_addr.d.next = self.core.mr_pa.val();
+                } else {
+                    self.c_addr.d.next = self.core.mr_va.val();
+                }
+            }
+        }
         if self.reset.val() {
+            self.mr_valid.d.next = false;
+            self.mr_busy.d.next = false;
+            self.mr_error.d.next = false;
+            self.mr_dropped.d.next = false;
+            self.mr_seq.d.next = 0.into();
             self.aw_full.d.next = false;
             self.aw_dec.d.next = false;
             self.aw_dec2.d.next = false;

@@ -32,6 +32,9 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     rptr: DFF<Bits<AP1>>,
     out_valid: DFF<Bit>,
     out_data: DFF<D>,
+    /// The RAM is full / holds a word, as of this cycle (registered).
+    full_q: DFF<Bit>,
+    nonempty_q: DFF<Bit>,
     ram_empty: Signal<Local, Bit>,
     store: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
@@ -60,6 +63,8 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             rptr: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
+            full_q: Default::default(),
+            nonempty_q: Default::default(),
             ram_empty: Default::default(),
             store: Default::default(),
             load: Default::default(),
@@ -78,11 +83,11 @@ impl<D: Synth, const A: usize, const AP1: usize> Default for SyncFifo<D, A, AP1>
 impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wptr, rptr, out_valid, out_data);
+        dff_setup!(self, clock, wptr, rptr, out_valid, out_data, full_q, nonempty_q);
         clock!(self, clock, ram);
-        // RAM full: the pointers differ only in their wrap bit.
-        self.full.next = (self.wptr.q.val() ^ self.rptr.q.val()) == self.wrap.val();
-        self.ram_empty.next = self.wptr.q.val() == self.rptr.q.val();
+        // RAM full / empty, from flip-flops (set from the next pointers below).
+        self.full.next = self.full_q.q.val();
+        self.ram_empty.next = !self.nonempty_q.q.val();
         // Write side.
         self.store.next = self.write.val() & !self.full.val();
         self.ram.write_enable.next = self.store.val();
@@ -108,6 +113,9 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
             self.rptr.d.next = 0.into();
             self.out_valid.d.next = false;
         }
+        // RAM full: the pointers differ only in their wrap bit.
+        self.full_q.d.next = (self.wptr.d.val() ^ self.rptr.d.val()) == self.wrap.val();
+        self.nonempty_q.d.next = self.wptr.d.val() != self.rptr.d.val();
     }
 }
 

@@ -11,6 +11,7 @@ pub mod crc32;
 pub mod csr;
 pub mod fifo;
 pub mod gf2;
+pub mod mr_ctrl;
 pub mod mr_tlb;
 pub mod prim;
 pub mod roce_rx;

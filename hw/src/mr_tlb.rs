@@ -39,21 +39,22 @@
 //! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5) |
 //! | S2 | key/tag/state, PD, access and bounds checks; TLB tag compare; first and last byte in one page?; all registered into S3 |
 //! | S3 | decision: single-chunk grants, rejects (counted per reason) and zero-length grants go out; otherwise handed to the engine |
-//! | out | grant register (`m_grant_*`), with a 16-entry queue behind it |
+//! | out | the decided beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers through the decision, not from `m_grant_ready`); if not taken, or if older beats wait, it goes to the output register / 16-entry queue |
 //!
-//! Hit latency 3 cycles (from the accepting edge to `m_grant_valid`; the
-//! issue's goal is 2, traded for ECP5 Fmax, see docs/BENCHMARKS.md), one
+//! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`, the
+//! issue's goal), one
 //! request per cycle while requests hit and fit one page. A request that
 //! misses, or spans pages, goes to the *engine*, which stalls the
 //! pipeline: a walk (shift, page-table index, page-table read in two
-//! cycles, register, TLB fill, emit: 10 cycles from accept to the first
+//! cycles, register, TLB fill, emit: 9 cycles from accept to the first
 //! chunk) and then 5 cycles per further page on hits (advance, TLB read,
 //! output register, compare, emit), walking on a miss. If the engine reads
 //! the TLB while a request waits in S1 or S2, that request's word is lost
 //! and it walks (same outcome, more cycles).
 //!
 //! # Programming
-//! `s_cmd_*` is a valid/ready command port (the CSR block will drive it).
+//! `s_cmd_*` is a valid/ready command port (the CSR block drives it in
+//! `mr_ctrl`, from the `roce_regs::mr` registers).
 //! A command waits for the request pipeline to drain (new requests are
 //! held off while `s_cmd_valid` is high) and completes with a one-cycle
 //! `m_cmd_done` pulse, `m_cmd_error` telling whether it was refused (the
@@ -68,19 +69,27 @@ use roce_wire::mr::{MrState, Reject, EPOCH_BITS, PAGE_SHIFT_MAX, PAGE_SHIFT_MIN,
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::*;
 
-/// Command opcodes on `s_cmd_op`.
+/// Command opcodes on `s_cmd_op`: `roce_regs::MrOp`, the codes the CSR
+/// block's `mr.op` register and the firmware use.
 pub mod op {
+    use roce_regs::MrOp;
     /// Page-table entry `s_cmd_index` := `s_cmd_addr` (a physical address).
-    pub const WRITE_PT: u64 = 0;
+    pub const WRITE_PT: u64 = MrOp::WritePt as u64;
     /// MR entry of `s_cmd_key` := the region (`s_cmd_pd`, `s_cmd_access`,
     /// base `s_cmd_addr`, length `s_cmd_len`, page shift `s_cmd_shift`,
     /// page-table base `s_cmd_index`), valid.
-    pub const REGISTER: u64 = 1;
+    pub const REGISTER: u64 = MrOp::Register as u64;
     /// MR entry of `s_cmd_key`'s index := free.
-    pub const DEREGISTER: u64 = 2;
+    pub const DEREGISTER: u64 = MrOp::Deregister as u64;
     /// MR entry of `s_cmd_key` := invalidated, if valid with the key's tag.
-    pub const INVALIDATE: u64 = 3;
+    pub const INVALIDATE: u64 = MrOp::Invalidate as u64;
+    /// Width of `s_cmd_op`.
+    pub const BITS: usize = roce_regs::MR_OP_BITS as usize;
 }
+// The command port's widths are the register map's.
+const _: () = assert!(op::BITS == 2);
+const _: () = assert!(roce_regs::MR_PD_BITS == 16 && roce_regs::MR_ACCESS_BITS == 4);
+const _: () = assert!(roce_regs::MR_SHIFT_BITS == 5);
 
 /// Width of a page frame number in a page-table or TLB entry.
 pub const PFN_BITS: usize = PA_BITS as usize - 12;
@@ -181,7 +190,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     // Programming.
     pub s_cmd_valid: Signal<In, Bit>,
     pub s_cmd_ready: Signal<Out, Bit>,
-    pub s_cmd_op: Signal<In, Bits<2>>,
+    pub s_cmd_op: Signal<In, Bits<{ op::BITS }>>,
     pub s_cmd_key: Signal<In, Bits<32>>,
     pub s_cmd_pd: Signal<In, Bits<16>>,
     pub s_cmd_access: Signal<In, Bits<4>>,
@@ -225,9 +234,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     r_access: Constant<Bits<3>>,
     r_bounds: Constant<Bits<3>>,
     q_cap: Constant<Bits<5>>,
-    op_write_pt: Constant<Bits<2>>,
-    op_register: Constant<Bits<2>>,
-    op_deregister: Constant<Bits<2>>,
+    op_write_pt: Constant<Bits<{ op::BITS }>>,
+    op_register: Constant<Bits<{ op::BITS }>>,
+    op_deregister: Constant<Bits<{ op::BITS }>>,
     sweep_last: Constant<Bits<16>>,
 
     // Flow.
@@ -312,6 +321,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     q_write: Signal<Local, Bit>,
     q_data: Signal<Local, GrantWord>,
     q_pop: Signal<Local, Bit>,
+    /// The beat written this cycle goes straight out (output register
+    /// empty, taken by the consumer now).
+    q_pass: Signal<Local, Bit>,
     q_ram_empty: Signal<Local, Bit>,
     q_count: DFF<Bits<5>>,
     q_wptr: DFF<Bits<QUEUE_ADDR_BITS>>,
@@ -486,6 +498,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             q_write: Default::default(),
             q_data: Default::default(),
             q_pop: Default::default(),
+            q_pass: Default::default(),
             q_ram_empty: Default::default(),
             q_count: Default::default(),
             q_wptr: Default::default(),
@@ -513,7 +526,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
 
     /// Cycles from the edge that accepts a request to `m_grant_valid`, for
     /// a TLB hit inside one page with the output free.
-    pub const HIT_LATENCY: usize = 3;
+    pub const HIT_LATENCY: usize = 2;
     /// MR table entries.
     pub const MRS: usize = 1 << MA;
     /// TLB entries.
@@ -909,14 +922,18 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
         }
         // ---- Output queue: the output register, a LUT-RAM queue behind it.
+        // With the output register empty (and so the queue: the queue
+        // never holds beats while it is empty), the beat written this cycle
+        // is offered on the port at once and stored only if not taken.
         self.q_pop.next = self.q_valid.q.val() & self.m_grant_ready.val();
+        self.q_pass.next = !self.q_valid.q.val() & self.q_write.val() & self.m_grant_ready.val();
         self.q_ram_empty.next = self.q_wptr.q.val() == self.q_rptr.q.val();
         self.queue.write_enable.next = false;
         self.queue.write_address.next = self.q_wptr.q.val();
         self.queue.write_data.next = self.q_data.val();
         self.queue.read_address.next = self.q_rptr.q.val();
         if self.q_ram_empty.val() & (!self.q_valid.q.val() | self.q_pop.val()) {
-            if self.q_write.val() {
+            if self.q_write.val() & !self.q_pass.val() {
                 self.q_out.d.next = self.q_data.val();
                 self.q_valid.d.next = true;
             } else if self.q_pop.val() {
@@ -933,16 +950,25 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.q_rptr.d.next = self.q_rptr.q.val() + 1;
             }
         }
-        if self.q_write.val() & !self.q_pop.val() {
+        if self.q_write.val() & !self.q_pass.val() & !self.q_pop.val() {
             self.q_count.d.next = self.q_count.q.val() + 1;
         } else if !self.q_write.val() & self.q_pop.val() {
             self.q_count.d.next = self.q_count.q.val() - 1;
         }
-        self.m_grant_valid.next = self.q_valid.q.val();
-        self.m_grant_pa.next = self.q_out.q.val().pa;
-        self.m_grant_len.next = self.q_out.q.val().len;
-        self.m_grant_last.next = self.q_out.q.val().last;
-        self.m_grant_reason.next = self.q_out.q.val().reason;
+        // `valid` and the beat come from registers only (S3, the engine,
+        // the output register), never from `m_grant_ready`.
+        self.m_grant_valid.next = self.q_valid.q.val() | self.q_write.val();
+        if self.q_valid.q.val() {
+            self.m_grant_pa.next = self.q_out.q.val().pa;
+            self.m_grant_len.next = self.q_out.q.val().len;
+            self.m_grant_last.next = self.q_out.q.val().last;
+            self.m_grant_reason.next = self.q_out.q.val().reason;
+        } else {
+            self.m_grant_pa.next = self.q_data.val().pa;
+            self.m_grant_len.next = self.q_data.val().len;
+            self.m_grant_last.next = self.q_data.val().last;
+            self.m_grant_reason.next = self.q_data.val().reason;
+        }
 
         // ---- Control plane.
         self.c_limit.next =

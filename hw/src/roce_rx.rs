@@ -292,6 +292,11 @@ pub struct RxJob {
     pub accept: Bit,
     pub end_ptr: Bits<16>,
     pub last_n: Bits<8>,
+    /// Beats of the frame in the buffer (from the previous job's end).
+    pub beats: Bits<16>,
+    /// `beats == 0`, `beats == 1`, decided when the job is queued.
+    pub none: Bit,
+    pub one: Bit,
 }
 
 const EXT_BITS: usize = 224;
@@ -598,6 +603,14 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     // --- payload reader ---
     job_active: DFF<Bit>,
     job: DFF<RxJob>,
+    /// The previous job's end pointer (where the next frame starts).
+    prev_end: DFF<Bits<16>>,
+    job_beats: Signal<Local, Bits<16>>,
+    /// Beats the reader has left of the current job, and whether that is
+    /// 0 or 1 (flip-flops, so no beat compares the read pointer).
+    left: DFF<Bits<16>>,
+    left_none: DFF<Bit>,
+    left_one: DFF<Bit>,
     rptr: DFF<Bits<16>>,
     issue: Signal<Local, Bit>,
     finishing: Signal<Local, Bit>,
@@ -985,6 +998,11 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             onehot: Default::default(),
             jobs: SyncFifo::new(),
             job_active: Default::default(),
+            prev_end: Default::default(),
+            job_beats: Default::default(),
+            left: Default::default(),
+            left_none: Default::default(),
+            left_one: Default::default(),
             job: Default::default(),
             rptr: Default::default(),
             issue: Default::default(),
@@ -1069,7 +1087,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5, flags5, pkey5,
             fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done, prev, fl_pending, fl_need,
             fl_shift, w_valid, w_data, wptr, r_entry, frames, job_active, job, rptr, r_valid,
-            r_keep, r_last, ob_cnt
+            r_keep, r_last, ob_cnt, prev_end, left, left_none, left_one
         );
         clock!(self, clock, cap, csum, crc, entries, csums, jobs, ob_data, ob_keep, ob_last);
         self.ram.read_clock.next = self.clock.val();
@@ -1592,6 +1610,13 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.jobs.data_in.next.accept = self.reason.val() == self.c_r_none.val();
         self.jobs.data_in.next.end_ptr = self.entries.data_out.val().end_ptr;
         self.jobs.data_in.next.last_n = self.entries.data_out.val().last_n;
+        self.job_beats.next = self.entries.data_out.val().end_ptr - self.prev_end.q.val();
+        self.jobs.data_in.next.beats = self.job_beats.val();
+        self.jobs.data_in.next.none = self.job_beats.val() == 0;
+        self.jobs.data_in.next.one = self.job_beats.val() == 1;
+        if self.hdr_take.val() {
+            self.prev_end.d.next = self.entries.data_out.val().end_ptr;
+        }
         // Counters.
         self.onehot.next = bit_cast::<16, 1>(true.into()) << self.reason.val();
         for i in 0..self.counts.len() {
@@ -1623,17 +1648,25 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         // ---- Payload reader: accepted frames out, dropped ones skipped.
         self.issue.next = self.job_active.q.val()
             & self.job.q.val().accept
-            & (self.rptr.q.val() != self.job.q.val().end_ptr)
+            & !self.left_none.q.val()
             & (self.ob_cnt.q.val() < 4);
         self.finishing.next = self.job_active.q.val()
             & (!self.job.q.val().accept
-                | (self.rptr.q.val() == self.job.q.val().end_ptr)
-                | (self.issue.val() & ((self.rptr.q.val() + 1) == self.job.q.val().end_ptr)));
+                | self.left_none.q.val()
+                | (self.issue.val() & self.left_one.q.val()));
+        if self.issue.val() {
+            self.left.d.next = self.left.q.val() - 1;
+            self.left_none.d.next = self.left_one.q.val();
+            self.left_one.d.next = self.left.q.val() == 2;
+        }
         self.jobs.read.next = false;
         if (!self.job_active.q.val() | self.finishing.val()) & !self.jobs.empty.val() {
             self.jobs.read.next = true;
             self.job.d.next = self.jobs.data_out.val();
             self.job_active.d.next = true;
+            self.left.d.next = self.jobs.data_out.val().beats;
+            self.left_none.d.next = self.jobs.data_out.val().none;
+            self.left_one.d.next = self.jobs.data_out.val().one;
         } else if self.finishing.val() {
             self.job_active.d.next = false;
         }
@@ -1644,8 +1677,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         }
         self.ram.read_address.next = bit_cast::<A, 16>(self.rptr.q.val());
         self.r_valid.d.next = self.issue.val();
-        self.r_last.d.next = (self.rptr.q.val() + 1) == self.job.q.val().end_ptr;
-        if (self.rptr.q.val() + 1) == self.job.q.val().end_ptr {
+        self.r_last.d.next = self.left_one.q.val();
+        if self.left_one.q.val() {
             self.r_keep.d.next = !(self.c_ones.val() << self.job.q.val().last_n);
         } else {
             self.r_keep.d.next = self.c_ones.val();
@@ -1696,6 +1729,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.w_valid.d.next = false;
             self.wptr.d.next = 0.into();
             self.rptr.d.next = 0.into();
+            self.prev_end.d.next = 0.into();
             self.frames.d.next = 0.into();
             self.job_active.d.next = false;
             self.r_valid.d.next = false;

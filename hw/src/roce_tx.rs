@@ -16,6 +16,7 @@
 //! 5. Tail: passes beats from the FIFO and, on a frame's last beat, merges
 //!    the ICRC (least significant byte first) behind the last byte, spilling
 //!    into one extra beat when it does not fit, and pads short frames.
+//! 6. An [`AxisRegister`] slice: `m_axis` comes from flip-flops.
 //!
 //! The payload stream carries one packet of `payload_len` bytes for every
 //! descriptor whose opcode has payload and a non-zero length; none
@@ -24,6 +25,7 @@
 //! extra bytes dropped), sent with `tuser` set on its last beat so the MAC
 //! aborts it, and `error_payload` pulses.
 
+use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::fifo::SyncFifo;
 use crate::gf2;
@@ -184,25 +186,20 @@ impl<const W: usize, const K: usize> Logic for CrcMask<W, K> {
 }
 
 /// Merges the ICRC behind the `n` valid bytes of a frame's last beat `d`:
-/// `y0` (with `c0` bytes) and, when the four bytes do not fit (`spill`),
-/// `y1` (with `c1` bytes); `z` zero bytes are added to the final count.
+/// `y0`, and `y1` for the bytes that do not fit (the front decides the
+/// counts: `fq_spill`, `fq_c0`, `fq_c1`).
 #[derive(LogicBlock, Default)]
 pub struct IcrcMerge<const W: usize, const K: usize> {
     pub d: Signal<In, Bits<W>>,
     pub n: Signal<In, Bits<8>>,
     pub crc: Signal<In, Bits<32>>,
-    pub z: Signal<In, Bits<2>>,
     pub y0: Signal<Out, Bits<W>>,
-    pub c0: Signal<Out, Bits<8>>,
     pub y1: Signal<Out, Bits<W>>,
-    pub c1: Signal<Out, Bits<8>>,
-    pub spill: Signal<Out, Bit>,
 }
 
 impl<const W: usize, const K: usize> Logic for IcrcMerge<W, K> {
     fn update(&mut self) {
         let n = self.n.val().index();
-        let z = self.z.val().index();
         let crc = self.crc.val().index() as u32;
         let byte_at = |i: usize| -> u8 {
             if i < n {
@@ -221,38 +218,34 @@ impl<const W: usize, const K: usize> Logic for IcrcMerge<W, K> {
                 y1 = y1.replace_bit(8 * lane + bit, byte_at(K + lane) >> bit & 1 != 0);
             }
         }
-        let spill = n + 4 > K;
         self.y0.next = y0;
         self.y1.next = y1;
-        self.spill.next = spill;
-        self.c0.next = (if spill { K } else { n + 4 + z } as u64).into();
-        self.c1.next = (if spill { n + 4 - K + z } else { 0 } as u64).into();
     }
     fn connect(&mut self) {
         self.y0.connect();
-        self.c0.connect();
         self.y1.connect();
-        self.c1.connect();
-        self.spill.connect();
     }
     fn hdl(&self) -> Verilog {
+        // Lane `l` of y0 holds data below `n`, else ICRC byte `l - n` when
+        // that is 0..=3: a choice among four constants of `n`, no shifter.
+        // Lane `l` of y1 is byte `K + l` of the merged pair.
+        let pick = |at: usize| -> String {
+            let terms: Vec<String> = (0..4)
+                .filter_map(|i| at.checked_sub(i).filter(|&n| n <= K).map(|n| (i, n)))
+                .map(|(i, n)| format!("(n == 8'd{n}) ? crc[{}:{}] : ", 8 * i + 7, 8 * i))
+                .collect();
+            format!("{}8'h00", terms.join(""))
+        };
         let mut v = String::new();
         for lane in 0..K {
             let (hi, lo) = (8 * lane + 7, 8 * lane);
-            // y0 lane: data below n, ICRC byte (lane - n) in n..n+4, else 0.
             v.push_str(&format!(
-                "wire [8:0] k0_{lane} = 9'd{lane} - n;\n\
-                 always @(*) y0[{hi}:{lo}] = (9'd{lane} < n) ? d[{hi}:{lo}] : (k0_{lane} < 9'd4) ? crc >> (8 * k0_{lane}) : 8'h00;\n\
-                 wire [8:0] k1_{lane} = 9'd{} - n;\n\
-                 always @(*) y1[{hi}:{lo}] = (k1_{lane} < 9'd4) ? crc >> (8 * k1_{lane}) : 8'h00;\n",
-                K + lane
+                "always @(*) y0[{hi}:{lo}] = (8'd{lane} < n) ? d[{hi}:{lo}] : {};\n\
+                 always @(*) y1[{hi}:{lo}] = {};\n",
+                pick(lane),
+                pick(K + lane)
             ));
         }
-        v.push_str(&format!(
-            "always @(*) spill = (n + 8'd4) > 8'd{K};\n\
-             always @(*) c0 = spill ? 8'd{K} : n + 8'd4 + z;\n\
-             always @(*) c1 = spill ? n + 8'd4 - 8'd{K} + z : 8'd0;\n"
-        ));
         Verilog::Custom(v)
     }
 }
@@ -352,8 +345,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     hbeat: HdrBeat<W>,
     fshift: ByteRealign<W, K>,
     kmask: KeepMask<W, K>,
-    /// `tkeep` the last payload beat must have.
-    pkeep: CountKeep<K>,
+    /// `tkeep` this payload beat must have (all lanes but on the last).
     want_keep: Signal<Local, Bits<K>>,
     ob: DFF<Bits<14>>,
     ib: DFF<Bits<14>>,
@@ -399,7 +391,13 @@ pub struct RoceTx<const W: usize, const K: usize> {
     fq_fl: DFF<Bit>,
     fq_fc: DFF<Bits<8>>,
     fq_v6: DFF<Bit>,
-    fq_z: DFF<Bits<2>>,
+    /// The tail's counts for a last beat: the ICRC spills into an extra
+    /// beat; bytes of the last beat out and of the extra beat (fill included).
+    fq_spill: DFF<Bit>,
+    fq_c0: DFF<Bits<8>>,
+    fq_c1: DFF<Bits<8>>,
+    t_n4: Signal<Local, Bits<8>>,
+    t_spill: Signal<Local, Bit>,
     fq_take: Signal<Local, Bit>,
     // ICRC path.
     cshift: ByteRealign<W, K>,
@@ -419,13 +417,14 @@ pub struct RoceTx<const W: usize, const K: usize> {
     c_ends: Signal<Local, Bit>,
     // Delay FIFO and tail.
     dfifo: SyncFifo<Bits<W>, 5, 6>,
-    mfifo: SyncFifo<Bits<16>, 5, 6>,
+    mfifo: SyncFifo<Bits<32>, 5, 6>,
     merge: IcrcMerge<W, K>,
     okeep: CountKeep<K>,
     extra: DFF<Bit>,
     extra_data: DFF<Bits<W>>,
     extra_count: DFF<Bits<8>>,
     extra_user: DFF<Bit>,
+    oreg: AxisRegister<W, K>,
     m_last: Signal<Local, Bit>,
     m_user: Signal<Local, Bit>,
     // Constants.
@@ -499,7 +498,6 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             hbeat: Default::default(),
             fshift: ByteRealign::new(&front_shifts),
             kmask: Default::default(),
-            pkeep: Default::default(),
             want_keep: Default::default(),
             ob: Default::default(),
             ib: Default::default(),
@@ -537,7 +535,11 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_fl: Default::default(),
             fq_fc: Default::default(),
             fq_v6: Default::default(),
-            fq_z: Default::default(),
+            fq_spill: Default::default(),
+            fq_c0: Default::default(),
+            fq_c1: Default::default(),
+            t_n4: Default::default(),
+            t_spill: Default::default(),
             fq_take: Default::default(),
             cshift: ByteRealign::new(&[eu, et]),
             cmask: Default::default(),
@@ -562,6 +564,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             extra_data: Default::default(),
             extra_count: Default::default(),
             extra_user: Default::default(),
+            oreg: AxisRegister::new(),
             m_last: Default::default(),
             m_user: Default::default(),
             lanes: Constant::new((K as u64).into()),
@@ -614,7 +617,9 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             fq_fl,
             fq_fc,
             fq_v6,
-            fq_z,
+            fq_spill,
+            fq_c0,
+            fq_c1,
             prev_c,
             cj,
             flush,
@@ -627,7 +632,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             extra_count,
             extra_user
         );
-        clock!(self, clock, hb, crc, dfifo, mfifo);
+        clock!(self, clock, hb, crc, dfifo, mfifo, oreg);
+        self.oreg.reset.next = self.reset.val();
         self.hb.reset.next = self.reset.val();
         self.crc.reset.next = self.reset.val();
         self.dfifo.reset.next = self.reset.val();
@@ -685,6 +691,10 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.c_e.next = self.e_plain.val();
         }
         self.c_ends.next = bit_cast::<8, 7>(self.hb.last_count.val()) > self.c_e.val();
+        // The tail's counts for the frame's last beat: the ICRC's four bytes
+        // follow its `last_count` bytes, spilling into an extra beat past K.
+        self.t_n4.next = bit_cast::<8, 7>(self.hb.last_count.val()) + 4;
+        self.t_spill.next = self.t_n4.val() > self.lanes.val();
         self.fq_take.next =
             self.fq_valid.q.val() & !self.dfifo.full.val() & self.crc.s_axis.tready.val();
         self.active.next = self.hb.out_valid.val() & !self.drain.q.val();
@@ -707,9 +717,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             & (!self.need_in.val() | self.s_payload.tvalid.val());
         self.s_payload.tready.next = (self.go.val() & self.need_in.val()) | self.drain.q.val();
         // Bytes past the descriptor's length are dropped even within a beat.
-        self.pkeep.c.next = bit_cast::<8, 7>(self.hb.payload_last_count.val());
         if self.ib_last.val() {
-            self.want_keep.next = self.pkeep.keep.val();
+            self.want_keep.next = self.hb.payload_last_keep.val();
         } else {
             self.want_keep.next = self.all_keep.val();
         }
@@ -733,7 +742,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         } else {
             self.fshift.prev.next = self.prev.q.val();
         }
-        self.fshift.shift.next = self.lanes.val() - bit_cast::<8, 7>(self.hb.head_tail.val());
+        self.fshift.shift.next = self.hb.body_shift.val();
         self.bad_now.next = self.need_in.val()
             & (self.s_payload.tuser.val()
                 | (self.s_payload.tlast.val() != self.ib_last.val())
@@ -770,7 +779,15 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             }
             self.fq_fc.d.next = bit_cast::<8, 7>(self.hb.last_count.val()) - self.c_e.val();
             self.fq_v6.d.next = self.hb.is_ipv6.val();
-            self.fq_z.d.next = self.hb.fill.val();
+            self.fq_spill.d.next = self.t_spill.val();
+            if self.t_spill.val() {
+                self.fq_c0.d.next = self.lanes.val();
+                self.fq_c1.d.next =
+                    self.t_n4.val() - self.lanes.val() + bit_cast::<8, 2>(self.hb.fill.val());
+            } else {
+                self.fq_c0.d.next = self.t_n4.val() + bit_cast::<8, 2>(self.hb.fill.val());
+                self.fq_c1.d.next = 0.into();
+            }
             self.ob.d.next = self.ob.q.val() + 1;
             // The position flags of the next beat.
             self.st.d.next = false;
@@ -872,10 +889,12 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.dfifo.write.next = self.fq_take.val();
         self.dfifo.data_in.next = self.fq_data.q.val();
         self.mfifo.write.next = self.fq_take.val();
-        self.mfifo.data_in.next = bit_cast::<16, 8>(self.fq_count.q.val())
-            | (bit_cast::<16, 1>(self.fq_last.q.val().into()) << 8)
-            | (bit_cast::<16, 1>(self.fq_user.q.val().into()) << 9)
-            | (bit_cast::<16, 2>(self.fq_z.q.val()) << 10);
+        self.mfifo.data_in.next = bit_cast::<32, 8>(self.fq_count.q.val())
+            | (bit_cast::<32, 1>(self.fq_last.q.val().into()) << 8)
+            | (bit_cast::<32, 1>(self.fq_user.q.val().into()) << 9)
+            | (bit_cast::<32, 1>(self.fq_spill.q.val().into()) << 10)
+            | (bit_cast::<32, 8>(self.fq_c0.q.val()) << 16)
+            | (bit_cast::<32, 8>(self.fq_c1.q.val()) << 24);
 
         // ---- Tail: pass beats, merge the ICRC into each frame's last.
         self.m_last.next = self.mfifo.data_out.val().get_bit(8);
@@ -883,52 +902,59 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.merge.d.next = self.dfifo.data_out.val();
         self.merge.n.next = self.mfifo.data_out.val().get_bits::<8>(0);
         self.merge.crc.next = self.crc.m_crc.tdata.val();
-        self.merge.z.next = self.mfifo.data_out.val().get_bits::<2>(10);
         self.dfifo.read.next = false;
         self.mfifo.read.next = false;
         self.crc.m_crc.tready.next = false;
-        self.m_axis.tuser.next = false;
+        self.oreg.s_axis.tuser.next = false;
         self.okeep.c.next = self.lanes.val();
         if self.extra.q.val() {
-            self.m_axis.tdata.next = self.extra_data.q.val();
+            self.oreg.s_axis.tdata.next = self.extra_data.q.val();
             self.okeep.c.next = self.extra_count.q.val();
-            self.m_axis.tlast.next = true;
-            self.m_axis.tuser.next = self.extra_user.q.val();
-            self.m_axis.tvalid.next = true;
-            if self.m_axis.tready.val() {
+            self.oreg.s_axis.tlast.next = true;
+            self.oreg.s_axis.tuser.next = self.extra_user.q.val();
+            self.oreg.s_axis.tvalid.next = true;
+            if self.oreg.s_axis.tready.val() {
                 self.extra.d.next = false;
             }
         } else if !self.m_last.val() {
-            self.m_axis.tdata.next = self.dfifo.data_out.val();
-            self.m_axis.tlast.next = false;
-            self.m_axis.tvalid.next = !self.dfifo.empty.val();
-            if self.m_axis.tready.val() & !self.dfifo.empty.val() {
+            self.oreg.s_axis.tdata.next = self.dfifo.data_out.val();
+            self.oreg.s_axis.tlast.next = false;
+            self.oreg.s_axis.tvalid.next = !self.dfifo.empty.val();
+            if self.oreg.s_axis.tready.val() & !self.dfifo.empty.val() {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
             }
         } else {
-            self.m_axis.tdata.next = self.merge.y0.val();
-            self.m_axis.tvalid.next = !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val();
-            if self.merge.spill.val() {
-                self.m_axis.tlast.next = false;
+            self.oreg.s_axis.tdata.next = self.merge.y0.val();
+            self.oreg.s_axis.tvalid.next = !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val();
+            if self.mfifo.data_out.val().get_bit(10) {
+                self.oreg.s_axis.tlast.next = false;
             } else {
-                self.okeep.c.next = self.merge.c0.val();
-                self.m_axis.tlast.next = true;
-                self.m_axis.tuser.next = self.m_user.val();
+                self.okeep.c.next = self.mfifo.data_out.val().get_bits::<8>(16);
+                self.oreg.s_axis.tlast.next = true;
+                self.oreg.s_axis.tuser.next = self.m_user.val();
             }
-            if self.m_axis.tready.val() & !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val() {
+            if self.oreg.s_axis.tready.val() & !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val()
+            {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
                 self.crc.m_crc.tready.next = true;
-                if self.merge.spill.val() {
+                if self.mfifo.data_out.val().get_bit(10) {
                     self.extra.d.next = true;
                     self.extra_data.d.next = self.merge.y1.val();
-                    self.extra_count.d.next = self.merge.c1.val();
+                    self.extra_count.d.next = self.mfifo.data_out.val().get_bits::<8>(24);
                     self.extra_user.d.next = self.m_user.val();
                 }
             }
         }
-        self.m_axis.tkeep.next = self.okeep.keep.val();
+        self.oreg.s_axis.tkeep.next = self.okeep.keep.val();
+        // Output register slice: every `m_axis` signal from a flip-flop.
+        self.m_axis.tdata.next = self.oreg.m_axis.tdata.val();
+        self.m_axis.tkeep.next = self.oreg.m_axis.tkeep.val();
+        self.m_axis.tlast.next = self.oreg.m_axis.tlast.val();
+        self.m_axis.tuser.next = self.oreg.m_axis.tuser.val();
+        self.m_axis.tvalid.next = self.oreg.m_axis.tvalid.val();
+        self.oreg.m_axis.tready.next = self.m_axis.tready.val();
 
         if self.reset.val() {
             self.st.d.next = true;

@@ -457,7 +457,10 @@ impl Logic for OnesSum {
         }
         let wl = 16 + level;
         b.push_str(&format!(
-            "wire [16:0] f1 = w{level}[0][15:0] + w{level}[0][{}:16];\nwire [15:0] f2 = f1[15:0] + f1[16];\nreg okr, tr;\nalways @(posedge clock) begin\n    okr <= (f2 == 16'hffff);\n    tr <= t{level};\nend\nalways @(*) begin\n    ok = okr;\n    tag_out = tr;\nend\n",
+            // The folded sum is 0xFFFF exactly when the first fold is: the
+            // top part is under 2^5, so a first fold past 0xFFFF folds to
+            // at most 32. One add, no second fold.
+            "wire [16:0] f1 = w{level}[0][15:0] + w{level}[0][{}:16];\nreg okr, tr;\nalways @(posedge clock) begin\n    okr <= (f1 == 17'h0ffff);\n    tr <= t{level};\nend\nalways @(*) begin\n    ok = okr;\n    tag_out = tr;\nend\n",
             wl - 1
         ));
         assert_eq!(level + 2, Self::LATENCY);

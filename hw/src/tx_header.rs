@@ -80,6 +80,9 @@ macro_rules! header_struct {
             pub head_beats: Signal<Out, Bits<5>>,
             /// Header bytes in the beat it shares with the payload: `hdr_len % K`.
             pub head_tail: Signal<Out, Bits<7>>,
+            /// `K - head_tail` (1..=K): the byte shift that moves the payload
+            /// behind the header's tail.
+            pub body_shift: Signal<Out, Bits<8>>,
             /// Beats of the frame before the ICRC: `ceil(frame_len / K)`.
             pub frame_beats: Signal<Out, Bits<14>>,
             /// Bytes in the last of them (1..=K).
@@ -88,6 +91,8 @@ macro_rules! header_struct {
             pub payload_beats: Signal<Out, Bits<14>>,
             /// Bytes in the last payload beat (1..=K; meaningless without payload).
             pub payload_last_count: Signal<Out, Bits<7>>,
+            /// `tkeep` of the last payload beat: `payload_last_count` lanes.
+            pub payload_last_keep: Signal<Out, Bits<K>>,
             /// Zero bytes that bring the frame before the ICRC to the
             /// Ethernet minimum (60 bytes with the ICRC): 0..=2.
             pub fill: Signal<Out, Bits<2>>,
@@ -134,10 +139,12 @@ macro_rules! header_struct {
                     has_payload: Default::default(),
                     head_beats: Default::default(),
                     head_tail: Default::default(),
+                    body_shift: Default::default(),
                     frame_beats: Default::default(),
                     last_count: Default::default(),
                     payload_beats: Default::default(),
                     payload_last_count: Default::default(),
+                    payload_last_keep: Default::default(),
                     fill: Default::default(),
                     first_last: Default::default(),
                     first_body: Default::default(),
@@ -629,15 +636,18 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             K - 1,
             K - 1,
         ));
+        let lane_mask = K - 1;
         // Stage 4: the late bytes (`s4_` names) and the outputs.
         v.push_str(&format!(
-            "wire [15:0] s4_l4_len = l4_3;\nwire [15:0] s4_ip_total = ipt3;\n\
+            "integer i;\nwire [15:0] s4_l4_len = l4_3;\nwire [15:0] s4_ip_total = ipt3;\n\
              wire [15:0] s4_ip_csum = ~oc_add(r3, ipt3);\n\
              always @(posedge clock) if (adv4 & v3) begin\n\
              \x20   is_vlan <= sel3[5];\n    is_ipv6 <= sel3[4];\n    hdr_len <= hl3;\n    frame_len <= fl3;\n\
              \x20   pad <= pad3;\n    known <= kn3;\n    has_payload <= hp3;\n\
              \x20   payload_beats <= pb3;\n    payload_last_count <= plc3;\n\
+             \x20   for (i = 0; i < {K}; i = i + 1) payload_last_keep[i] <= plc3 > i;\n\
              \x20   head_beats <= hl3 >> {log2k};\n    head_tail <= hl3 & 7'd{};\n\
+             \x20   body_shift <= 8'd{K} - (hl3 & 7'd{lane_mask});\n\
              \x20   frame_beats <= (fl3 + 17'd{}) >> {log2k};\n\
              \x20   last_count <= ((fl3 - 17'd1) & 17'd{}) + 17'd1;\n\
              \x20   fill <= (fl3 < 17'd{MIN_FRAME_LEN}) ? 17'd{MIN_FRAME_LEN} - fl3 : 17'd0;\n\
@@ -836,11 +846,15 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
             self.has_payload.next = hp;
             self.head_beats.next = ((hl / K) as u64).into();
             self.head_tail.next = ((hl % K) as u64).into();
+            self.body_shift.next = ((K - hl % K) as u64).into();
             self.frame_beats.next = (fl.div_ceil(K) as u64).into();
             self.last_count.next = (((fl - 1) % K + 1) as u64).into();
             let pl = fl - hl - pad as usize;
             self.payload_beats.next = (pl.div_ceil(K) as u64).into();
-            self.payload_last_count.next = (((pl.max(1) - 1) % K + 1) as u64).into();
+            let plc = (pl.max(1) - 1) % K + 1;
+            self.payload_last_count.next = (plc as u64).into();
+            self.payload_last_keep.next =
+                (0..plc).fold(Bits::<K>::default(), |k, lane| k.replace_bit(lane, true));
             self.fill.next = (MIN_FRAME_LEN.saturating_sub(fl) as u64).into();
             self.first_last.next = fl <= K;
             self.first_body.next = hl < K;
@@ -860,10 +874,12 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.has_payload.connect();
         self.head_beats.connect();
         self.head_tail.connect();
+        self.body_shift.connect();
         self.frame_beats.connect();
         self.last_count.connect();
         self.payload_beats.connect();
         self.payload_last_count.connect();
+        self.payload_last_keep.connect();
         self.fill.connect();
         self.first_last.connect();
         self.first_body.connect();

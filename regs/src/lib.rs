@@ -2,11 +2,12 @@
 //!
 //! The CSR window is a set of [`Block`]s of 32-bit registers at byte
 //! offsets, for an AXI4-Lite slave: `cfg` (global configuration), `mbox`
-//! (the QP-modify command mailbox), `ctr` (per-reason counters) and `qp`
+//! (the QP-modify command mailbox), `ctr` (per-reason counters), `mr`
+//! (memory-region commands for the MR table, [`MrOp`]) and `qp`
 //! (the QP context table, [`QP_COUNT`] contexts of [`QP_STRIDE`] bytes).
 //! Every block starts with its `id` word (type and version).
 //!
-//! Each block is a module ([`cfg`], [`mbox`], [`ctr`], [`qp`]) with one
+//! Each block is a module ([`cfg`], [`mbox`], [`ctr`], [`mr`], [`qp`]) with one
 //! module per register: `REG` (the [`Register`] as data), `ADDR` (its offset
 //! in the window), `addr(i)` for arrays and a [`Field`] const per field
 //! with `get`/`set`. [`BLOCKS`] is the whole map for generators

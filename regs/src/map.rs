@@ -1,8 +1,8 @@
 //! The register map itself. Byte offsets are into the CSR window, which the
 //! softcore sees at [`CSR_BASE`]; all registers are 32 bits wide.
 
-use crate::values::{Counter, QpState, QpType};
-use roce_wire::{LocalAckTimeout, Pmtu, Psn, RnrTimer};
+use crate::values::{Counter, MrCounter, MrOp, QpState, QpType};
+use roce_wire::{mr as wire_mr, LocalAckTimeout, Pmtu, Psn, RnrTimer};
 
 /// Address of the CSR window on the softcore's bus (RAM is at 0).
 pub const CSR_BASE: u32 = 0x4000_0000;
@@ -96,6 +96,14 @@ pub const STATE_BITS: u8 = 3;
 pub const QP_TYPE_BITS: u8 = 2;
 /// Bits of the access flags.
 pub const ACCESS_BITS: u8 = 4;
+/// Bits of a memory-region command op (`MrOp`).
+pub const MR_OP_BITS: u8 = MrOp::BITS;
+/// Bits of a protection domain (roce-wire's `mr::PD_BITS`).
+pub const MR_PD_BITS: u8 = wire_mr::PD_BITS as u8;
+/// Bits of a memory region's access flags (roce-wire's `mr::Access`).
+pub const MR_ACCESS_BITS: u8 = wire_mr::Access::BITS as u8;
+/// Bits of a page shift: holds `mr::PAGE_SHIFT_MAX`.
+pub const MR_SHIFT_BITS: u8 = bits_for(wire_mr::PAGE_SHIFT_MAX as u32);
 
 register_map! {
     /// Global configuration: station addresses, GID and PKey tables, limits.
@@ -323,6 +331,111 @@ register_map! {
         }
         /// Counter i (`Counter`).
         counter (0x10, [Counter::COUNT; 4]): RO {
+            /// Events counted.
+            VALUE [0, 32] = 0,
+        }
+    }
+
+    /// Memory-region commands (the `mr_tlb` block's command port). The host
+    /// writes the command registers, then `doorbell.GO` = 1: the block
+    /// copies the registers into one command for `mr_tlb` and sets
+    /// `status.BUSY` until the table answers; then `status.ERROR` tells
+    /// whether the command was refused (tables unchanged) and `status.SEQ`
+    /// counts it. The registers may be rewritten while a command is busy
+    /// (it carries its own copy). A doorbell while `BUSY` issues nothing
+    /// and sets `status.DROPPED` (cleared by the next doorbell that is
+    /// taken). Registers store all 32 bits; a value too wide for the
+    /// table (`op` of `MR_OP_BITS` bits; for REGISTER also `pd`, `access`,
+    /// `page_shift` of `MR_PD_BITS`, `MR_ACCESS_BITS`, `MR_SHIFT_BITS` bits)
+    /// is refused at the doorbell: `ERROR` set, `SEQ` counted, nothing
+    /// sent, never truncated.
+    block mr (base: 0x0300, size: 0x100, type: 0x0005, version: 1) {
+        /// Doorbell.
+        doorbell (0x04): WO {
+            /// 1 issues the command in the registers below (reads 0).
+            GO [0, 1] = 0,
+        }
+        /// Status of the last command.
+        status (0x08): RO {
+            /// A command is issued and not answered yet.
+            BUSY [0, 1] = 0,
+            /// The last answered command was refused, tables unchanged: a
+            /// field too wide (see the block), or by `mr_tlb` (index beyond
+            /// a table, page shift outside 12..=21, base + length beyond
+            /// 2^64, PA of 2^52 or more, INVALIDATE of an entry not valid
+            /// under the key's tag).
+            ERROR [1, 1] = 0,
+            /// A doorbell came while `BUSY` and issued nothing (sticky until
+            /// a doorbell is taken).
+            DROPPED [2, 1] = 0,
+            /// Commands answered since reset (wraps).
+            SEQ [16, 16] = 0,
+        }
+        /// Operation.
+        op (0x0C): RW {
+            /// `MrOp`.
+            OP [0, 32] = 0,
+        }
+        /// Key (`index << 8 | tag`): REGISTER, DEREGISTER, INVALIDATE.
+        key (0x10): RW {
+            /// L_Key/R_Key.
+            KEY [0, 32] = 0,
+        }
+        /// Protection domain (REGISTER).
+        pd (0x14): RW {
+            /// PD number (`MR_PD_BITS` bits).
+            PD [0, 32] = 0,
+        }
+        /// Access flags (REGISTER): roce-wire `mr::Access` bits (local
+        /// write 1, remote read 2, remote write 4, remote atomic 8).
+        access (0x18): RW {
+            /// Flags (`MR_ACCESS_BITS` bits).
+            FLAGS [0, 32] = 0,
+        }
+        /// Region base VA, bits 31:0 (REGISTER).
+        va_lo (0x1C): RW {
+            /// VA bits 31:0.
+            VA [0, 32] = 0,
+        }
+        /// Region base VA, bits 63:32 (REGISTER).
+        va_hi (0x20): RW {
+            /// VA bits 63:32.
+            VA [0, 32] = 0,
+        }
+        /// Region length in bytes, bits 31:0 (REGISTER).
+        len_lo (0x24): RW {
+            /// Length bits 31:0.
+            LEN [0, 32] = 0,
+        }
+        /// Region length in bytes, bits 63:32 (REGISTER).
+        len_hi (0x28): RW {
+            /// Length bits 63:32.
+            LEN [0, 32] = 0,
+        }
+        /// Page size of the region as a shift, 12..=21 (REGISTER).
+        page_shift (0x2C): RW {
+            /// log2(page size).
+            SHIFT [0, 32] = 0,
+        }
+        /// REGISTER: the region's first page-table entry; WRITE_PT: the
+        /// entry written.
+        pt_index (0x30): RW {
+            /// Page-table index.
+            INDEX [0, 32] = 0,
+        }
+        /// Physical address of a page, bits 31:0 (WRITE_PT).
+        pa_lo (0x34): RW {
+            /// PA bits 31:0.
+            PA [0, 32] = 0,
+        }
+        /// Physical address of a page, bits 63:32 (WRITE_PT).
+        pa_hi (0x38): RW {
+            /// PA bits 63:32.
+            PA [0, 32] = 0,
+        }
+        /// MR table counter i (`MrCounter`): rejects per reason, then TLB
+        /// misses; 32 bits, wrapping, cleared by reset.
+        counter (0x40, [MrCounter::COUNT; 4]): RO {
             /// Events counted.
             VALUE [0, 32] = 0,
         }

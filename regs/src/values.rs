@@ -182,6 +182,86 @@ value_enum! {
     }
 }
 
+value_enum! {
+    /// Memory-region command (`mr.op.OP`): what the `mr_tlb` block executes
+    /// when `mr.doorbell.GO` is written (its `s_cmd_op` codes).
+    MrOp("mr_op", flags: false) {
+        /// Page-table entry `mr.pt_index` := `mr.pa_hi:pa_lo` (a physical
+        /// address below 2^52; bits below the region's page size ignored).
+        WritePt = 0 => "write-pt",
+        /// MR entry of `mr.key`'s index := the region (`pd`, `access`,
+        /// base `va_hi:va_lo`, length `len_hi:len_lo`, `page_shift`,
+        /// page-table base `pt_index`), valid under the key's tag.
+        Register = 1 => "register",
+        /// MR entry of `mr.key`'s index := free.
+        Deregister = 2 => "deregister",
+        /// MR entry of `mr.key` := invalidated, if valid under the key's tag.
+        Invalidate = 3 => "invalidate",
+    }
+}
+
+impl MrOp {
+    /// Bits of an op code.
+    pub const BITS: u8 = {
+        let mut max = 0;
+        let mut i = 0;
+        while i < MrOp::ALL.len() {
+            if MrOp::ALL[i].value() > max {
+                max = MrOp::ALL[i].value();
+            }
+            i += 1;
+        }
+        (u32::BITS - max.leading_zeros()) as u8
+    };
+}
+
+value_enum! {
+    /// Counters of the MR table (`mr.counter[i]`): requests rejected per
+    /// reason, in the order of roce-wire's `mr::Reject` codes (counter i
+    /// counts code i + 1), then page-table walks (TLB misses).
+    MrCounter("mr_counter", flags: false) {
+        /// Rejected: index beyond the table, free entry or tag mismatch.
+        BadKey = 0 => "mr-bad-key",
+        /// Rejected: the key names an invalidated region.
+        InvalidatedKey = 1 => "mr-invalidated-key",
+        /// Rejected: PD mismatch.
+        PdMismatch = 2 => "mr-pd-mismatch",
+        /// Rejected: a wanted access flag is not granted.
+        AccessDenied = 3 => "mr-access-denied",
+        /// Rejected: outside the region.
+        OutOfBounds = 4 => "mr-out-of-bounds",
+        /// Page-table walks (TLB misses).
+        TlbMiss = 5 => "mr-tlb-miss",
+    }
+}
+
+impl MrCounter {
+    /// Number of MR counters.
+    pub const COUNT: u32 = MrCounter::ALL.len() as u32;
+
+    /// The counter of a reject reason.
+    pub const fn of(r: roce_wire::mr::Reject) -> MrCounter {
+        match r {
+            roce_wire::mr::Reject::BadKey => MrCounter::BadKey,
+            roce_wire::mr::Reject::InvalidatedKey => MrCounter::InvalidatedKey,
+            roce_wire::mr::Reject::PdMismatch => MrCounter::PdMismatch,
+            roce_wire::mr::Reject::AccessDenied => MrCounter::AccessDenied,
+            roce_wire::mr::Reject::OutOfBounds => MrCounter::OutOfBounds,
+        }
+    }
+}
+
+// Counter i counts reject code i + 1, for every reason.
+const _: () = {
+    let mut i = 0;
+    while i < roce_wire::mr::Reject::ALL.len() {
+        let r = roce_wire::mr::Reject::ALL[i];
+        assert!(MrCounter::of(r).value() + 1 == r.code() as u32);
+        i += 1;
+    }
+    assert!(MrCounter::TlbMiss.value() as usize == roce_wire::mr::Reject::ALL.len());
+};
+
 /// All enums, for generators.
 pub const ENUMS: &[EnumDesc] = &[
     QpState::DESC,
@@ -190,6 +270,8 @@ pub const ENUMS: &[EnumDesc] = &[
     AccessFlag::DESC,
     Command::DESC,
     ResultCode::DESC,
+    MrOp::DESC,
+    MrCounter::DESC,
     Counter::DESC,
 ];
 

@@ -78,6 +78,8 @@ macro_rules! axil_slave {
 axil_slave!(crate::models::CsrW256);
 #[cfg(roce_picorv32)]
 axil_slave!(crate::models::FwSoc);
+axil_slave!(crate::models::MrCtrlW64);
+axil_slave!(crate::models::MrCtrlW4096);
 
 /// A completed transaction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -63,6 +63,12 @@ macro_rules! check {
         assert_eq!(dut.get_head_beats() as usize, hl / k, "{}", ctx);
         assert_eq!(dut.get_head_tail() as usize, hl % k, "{}", ctx);
         assert_eq!(
+            dut.get_body_shift() as usize,
+            k - hl % k,
+            "{}: body_shift",
+            ctx
+        );
+        assert_eq!(
             dut.get_frame_beats() as usize,
             want.frame_len.div_ceil(k),
             "{}",
@@ -88,6 +94,21 @@ macro_rules! check {
                 "{}",
                 ctx
             );
+        }
+        if pl_used > 0 {
+            // u32 at W=64, u64 at W=512.
+            let keep = u64::from(dut.get_payload_last_keep());
+            let lanes = (pl_used - 1) % k + 1;
+            for lane in 0..k {
+                let bit = keep >> lane & 1 == 1;
+                assert_eq!(
+                    bit,
+                    lane < lanes,
+                    "{}: payload_last_keep lane {}",
+                    ctx,
+                    lane
+                );
+            }
         }
         // The frame filled to the Ethernet minimum: 60 bytes with the ICRC.
         let min = roce_wire::ethernet::MIN_FRAME_LEN - roce_wire::icrc::ICRC_LEN;
