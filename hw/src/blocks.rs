@@ -279,6 +279,11 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
                 ("N", width as u64),
                 ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
                 ("COUNTER_LANES", crate::csr::COUNTER_LANES as u64),
+                ("WRITE_LATENCY", CsrDefault::WRITE_LATENCY as u64),
+                (
+                    "QP_READ_LATENCY",
+                    CsrDefault::DEFAULT_STORE.latency() as u64,
+                ),
             ],
         ),
         other => unreachable!("block {other} listed without a generator"),

@@ -330,6 +330,90 @@ impl<D: Synth, const A: usize> Logic for BramOutReg<D, A> {
     }
 }
 
+/// Verilog text for a `2^a`-word (`a` ≤ 10) RAM of `bits` data bits as
+/// ECP5 `DP16KD` primitives in 18-bit mode with the output register on
+/// (`REGMODE_B "OUTREG"`), for generated leaves (the CSR block) that hold
+/// several such RAMs in one module; [`BramOutReg`] is the widget form.
+/// Port A writes `wd` at `wa` when `we`; port B reads `ra` when `ce` and the
+/// output register takes the word at every edge, so the wire `q` (declared
+/// here, `bits` wide) holds the word two edges after its address. Every
+/// word starts as `init`. Signal names are made unique with `label`.
+pub fn dp16kd_outreg_1k(
+    label: &str,
+    bits: usize,
+    a: usize,
+    init: u64,
+    [we, wa, wd]: [&str; 3],
+    [ce, ra]: [&str; 2],
+    q: &str,
+) -> String {
+    use std::fmt::Write;
+    assert!((1..=10).contains(&a), "dp16kd_outreg_1k: {a} address bits");
+    assert!((1..=64).contains(&bits));
+    let cols = bits.div_ceil(18);
+    let mut s = String::new();
+    writeln!(s, "wire [{}:0] {q};", bits - 1).unwrap();
+    let pad = cols * 18 - bits;
+    let wpad = if pad > 0 {
+        format!("{{{pad}'b0, {wd}}}")
+    } else {
+        wd.to_string()
+    };
+    writeln!(s, "wire [{}:0] {label}_wd = {wpad};", cols * 18 - 1).unwrap();
+    writeln!(s, "wire [{}:0] {label}_dq;", cols * 18 - 1).unwrap();
+    writeln!(s, "assign {q} = {label}_dq[{}:0];", bits - 1).unwrap();
+    // 18-bit mode: word address at [13:4], byte enables at [1:0].
+    let hi = if a < 10 {
+        format!("{}'b0, ", 10 - a)
+    } else {
+        String::new()
+    };
+    writeln!(
+        s,
+        "wire [13:0] {label}_ada = {{{hi}{wa}[{}:0], 2'b0, 2'b11}};\nwire [13:0] {label}_adb = {{{hi}{ra}[{}:0], 4'b0}};",
+        a - 1,
+        a - 1
+    )
+    .unwrap();
+    for c in 0..cols {
+        let word = (init >> (18 * c)) & 0x3FFFF;
+        let mut inits = String::new();
+        if word != 0 {
+            // 16 words of 18 bits per INITVAL, each in a 20-bit slot.
+            let slot = format!("{word:05x}").repeat(16);
+            for i in 0..64 {
+                write!(inits, ".INITVAL_{i:02X}(320'h{slot}), ").unwrap();
+            }
+        }
+        let pins = |p: &str, sig: String, n: usize| -> String {
+            (0..n)
+                .map(|i| format!(".{p}{i}({sig}[{i}])"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        writeln!(
+            s,
+            "DP16KD #({inits}.DATA_WIDTH_A(18), .DATA_WIDTH_B(18), .REGMODE_A(\"NOREG\"), .REGMODE_B(\"OUTREG\"), .RESETMODE(\"SYNC\"), .ASYNC_RESET_RELEASE(\"SYNC\"), .CSDECODE_A(\"0b000\"), .CSDECODE_B(\"0b000\"), .WRITEMODE_A(\"NORMAL\"), .WRITEMODE_B(\"NORMAL\"), .GSR(\"DISABLED\")) {label}_{c} (\n    .CLKA(clock), .CEA(1'b1), .OCEA(1'b1), .WEA({we}), .RSTA(1'b0), .CSA0(1'b0), .CSA1(1'b0), .CSA2(1'b0),\n    {}, {},\n    .CLKB(clock), .CEB({ce}), .OCEB(1'b1), .WEB(1'b0), .RSTB(1'b0), .CSB0(1'b0), .CSB1(1'b0), .CSB2(1'b0),\n    {}, {}, {}\n);",
+            pins("ADA", format!("{label}_ada"), 14),
+            (0..18)
+                .map(|i| format!(".DIA{i}({label}_wd[{}])", 18 * c + i))
+                .collect::<Vec<_>>()
+                .join(", "),
+            pins("ADB", format!("{label}_adb"), 14),
+            (0..18)
+                .map(|i| format!(".DIB{i}(1'b0)"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            (0..18)
+                .map(|i| format!(".DOB{i}({label}_dq[{}])", 18 * c + i))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )
+        .unwrap();
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

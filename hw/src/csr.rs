@@ -18,26 +18,45 @@
 //!   `Counter::CsrUnmapped`, which this block keeps itself; every other
 //!   counter is an input lane of `counters`.
 //! - QP context registers (`qp` registers with `QP_COUNT` elements of
-//!   `QP_STRIDE`) live in one block RAM per register, holding its field
-//!   bits only, N deep. CSR writes need all four byte strobes (a partial
-//!   write answers SLVERR and changes nothing, but is not counted: the
-//!   address is mapped). The datapath reads a whole context, packed, one
-//!   cycle after `qp_rd_addr` ([`ctx_layout`]).
+//!   `QP_STRIDE`) are stored twice, N deep, holding their field bits only:
+//!   the CSR copy in one block RAM per register, read with the RAM's output
+//!   register (under `ROCE_BRAM_ECP5_DP16KD`, DP16KD primitives with
+//!   `OUTREG`, as `bram::BramOutReg`), and the datapath copy ([`QpStore`]:
+//!   block RAM with its output register in the default build, or block RAM
+//!   without it, or LUT RAM). CSR writes need all four byte strobes (a
+//!   partial write answers SLVERR and changes nothing, but is not counted:
+//!   the address is mapped). The datapath reads a whole context, packed,
+//!   [`QpStore::latency`] cycles after `qp_rd_addr` (2 in the default
+//!   build; 1 with `Bram` or `Lutram`), one read per cycle ([`ctx_layout`]).
+//!
+//! The address decode is two stages ([`PAGE_BITS`]): the first registers
+//! one bit per page of 8 words that holds mapped words (a compare of the
+//! upper word-address bits against a handful of constants), the word index
+//! within the page and the context-register hit; the second selects within
+//! a page. No single cycle compares an address against every mapped word.
 //!
 //! - `mr` (memory-region commands): the command registers are RW flip-flops
 //!   (all 32 bits); a write of `mr.doorbell.GO` copies them into the
 //!   `m_mr_cmd_*` command (valid/ready, to `mr_tlb`'s `s_cmd_*`) unless a
 //!   command is busy (then `mr.status.DROPPED`) or a field is too wide for
 //!   the table (then `status.ERROR` at once, nothing sent). `mr.status`
-//!   shows `BUSY`, `ERROR`, `DROPPED` and `SEQ` (commands answered).
+//!   shows `BUSY`, `ERROR`, `DROPPED` and `SEQ` (commands answered). The
+//!   doorbell is decoded from the stage-1 page decode, as the flip-flop
+//!   writes, and acts with them, one cycle after the write decision
+//!   (`mr_go` and the too-wide check `mr_bad` are registered).
 //!
 //! AXI behaviour: one write and one read in flight. AW and W are accepted
-//! independently (each has a one-entry holding register); the write happens
-//! when both are held and no B response is pending; B follows one cycle
-//! later. A read is accepted when no read is in flight; R is valid four
-//! cycles after the AR handshake (address registered, decode and RAM read,
-//! RAM word registered, read mux registered): the context RAM's clock-to-out feeds a flip-flop
-//! and nothing else. `ready` outputs depend only on state.
+//! independently (each has a one-entry holding register); the held AW
+//! address is decoded into registers in the next two cycles, and the write
+//! happens once that decode is in and W is held and no B response is
+//! pending; B follows one cycle later (4 cycles from an AW+W handshake in
+//! one cycle). Flip-flop registers take the write one cycle after it, the
+//! context RAMs one cycle after that (their port is registered), both
+//! before a read that follows the B response can see them. A read is accepted when no read is in flight; R is valid
+//! five cycles after the AR handshake (address registered; page decode and
+//! RAM read; word within its page and RAM output register; both registered
+//! again in the fabric; context mux into the R register). `ready` outputs
+//! depend only on state.
 
 use roce_regs::{Access, Counter, Field, Register, BLOCKS, CSR_WINDOW_SIZE, QP_MAX, QP_STRIDE};
 use rust_hdl_core::prelude::*;
@@ -104,6 +123,45 @@ pub fn ctx_layout() -> Vec<(&'static Register, &'static Field, usize)> {
         }
     }
     out
+}
+
+/// Word-address bits the second stage of the CSR decode resolves: the
+/// first stage registers which page (word address `>> PAGE_BITS`) an
+/// access falls in, as one bit per page that holds mapped words, and the
+/// word index within the page; the second selects among the page's (at
+/// most `2^PAGE_BITS`) words: an 8:1 mux, one ECP5 slice pair per bit.
+/// Contexts are whole pages (`QP_STRIDE` is a multiple of a page), so no
+/// page mixes mapped words and contexts.
+pub const PAGE_BITS: usize = 3;
+const _: () = assert!((QP_STRIDE / 4) % (1 << PAGE_BITS) == 0);
+
+/// Where the datapath copy of the QP context table lives (the CSR copy is
+/// always block RAM) and so how many cycles `qp_rd_data` takes after
+/// `qp_rd_addr` ([`QpStore::latency`]); every form takes one read per
+/// cycle. On ECP5 in this flow no 1-cycle form reaches 150 MHz
+/// (docs/BENCHMARKS.md, `csr`): the default build uses [`QpStore::BramOutReg`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QpStore {
+    /// Block RAM with its output register (DP16KD `OUTREG` under
+    /// `ROCE_BRAM_ECP5_DP16KD`): **2 cycles**, the default build.
+    BramOutReg,
+    /// Block RAM read without its output register: 1 cycle, but the RAM's
+    /// clock-to-out caps the block near 145 MHz on ECP5.
+    Bram,
+    /// Distributed (LUT) RAM with a flip-flop output register: 1 cycle, but
+    /// `qp_rd_addr` fans out to every LUT RAM (1328 DPR16X4 on ECP5 for 256
+    /// contexts) and the read mux follows: 109 MHz on ECP5.
+    Lutram,
+}
+
+impl QpStore {
+    /// Cycles from `qp_rd_addr` to `qp_rd_data`.
+    pub const fn latency(self) -> usize {
+        match self {
+            QpStore::BramOutReg => 2,
+            QpStore::Bram | QpStore::Lutram => 1,
+        }
+    }
 }
 
 /// Widths of the MR command port (`m_mr_cmd_*`, wired to `mr_tlb`'s
@@ -384,16 +442,62 @@ impl Plan {
         })
     }
 
+    /// Pages (word address `>> PAGE_BITS`) that hold mapped words, in
+    /// ascending order, each with its words.
+    pub fn pages(&self) -> Vec<(u32, Vec<&Word>)> {
+        let mut pages: Vec<(u32, Vec<&Word>)> = Vec::new();
+        for w in &self.words {
+            let p = (w.addr / 4) >> PAGE_BITS;
+            match pages.iter_mut().find(|(q, _)| *q == p) {
+                Some((_, ws)) => ws.push(w),
+                None => pages.push((p, vec![w])),
+            }
+        }
+        pages.sort_by_key(|(p, _)| *p);
+        pages
+    }
+
     /// The decoder's Verilog body (ports declared by rust-hdl).
-    fn verilog(&self, qa: usize) -> String {
+    fn verilog(&self, qa: usize, store: QpStore) -> String {
         use std::fmt::Write;
         let wa = ADDR_BITS - 2;
         let sh = (QP_STRIDE / 4).trailing_zeros() as usize;
         let lo = self.ctx_base / 4;
-        let hi = lo + self.n * (QP_STRIDE / 4);
+        let qhi = sh + qa;
+        assert!(qhi < wa, "the context table fits the window");
+        assert_eq!(
+            lo % (1 << qhi),
+            0,
+            "contexts start at a multiple of 2^QA contexts, so a QPN is address bits"
+        );
+        assert!(
+            qa <= 10,
+            "context RAMs are at most 1024 deep (one DP16KD column)"
+        );
+        let pb = PAGE_BITS;
+        let pages = self.pages();
+        let np = pages.len();
+        // Byte `b` of what word `w` reads.
+        let src = |w: &Word, b: usize| match w.src {
+            Source::Flop { index, .. } => format!("f{index}[{}:{}]", 8 * b + 7, 8 * b),
+            Source::Const(c) => format!("8'h{:02x}", (c >> (8 * b)) & 0xFF),
+            Source::Lane(l) => format!("counters[{}:{}]", 32 * l + 8 * b + 7, 32 * l + 8 * b),
+            Source::Unmapped => format!("unmapped[{}:{}]", 8 * b + 7, 8 * b),
+            Source::MrDoorbell => "8'h00".into(),
+            Source::MrStatus => format!("mr_status[{}:{}]", 8 * b + 7, 8 * b),
+            Source::MrCounter(l) => {
+                format!("mr_counters[{}:{}]", 32 * l + 8 * b + 7, 32 * l + 8 * b)
+            }
+        };
         let mut v = String::new();
         let s = &mut v;
         writeln!(s, "// Generated from roce-regs by roce_hw::csr::Plan.").unwrap();
+        writeln!(
+            s,
+            "// Decode in two stages: page select (word address bits {}:{pb}) and word within the page.",
+            wa - 1
+        )
+        .unwrap();
         writeln!(s, "wire [{}:0] wa = wr_addr[{}:2];", wa - 1, ADDR_BITS - 1).unwrap();
         writeln!(s, "wire [{}:0] ra = rd_addr[{}:2];", wa - 1, ADDR_BITS - 1).unwrap();
         writeln!(
@@ -402,55 +506,102 @@ impl Plan {
         )
         .unwrap();
         for (p, a) in [("w", "wa"), ("r", "ra")] {
+            let below_n = if self.n < 1 << qa {
+                format!(" && ({p}_qpn < {qa}'d{})", self.n)
+            } else {
+                String::new()
+            };
+            writeln!(s, "wire [{}:0] {p}_qpn = {a}[{}:{sh}];", qa - 1, qhi - 1).unwrap();
+            writeln!(s, "wire [{}:0] {p}_reg = {a}[{}:0];", sh - 1, sh - 1).unwrap();
             writeln!(
                 s,
-                "wire {p}_in_ctx = ({a} >= {wa}'d{lo}) && ({a} < {wa}'d{hi});"
+                "wire {p}_in_ctx = ({a}[{}:{qhi}] == {}'d{}){below_n};",
+                wa - 1,
+                wa - qhi,
+                lo >> qhi
             )
             .unwrap();
-            writeln!(s, "wire [{}:0] {p}_rel = {a} - {wa}'d{lo};", wa - 1).unwrap();
-            writeln!(
-                s,
-                "wire [{}:0] {p}_qpn = {p}_rel[{}:{sh}];",
-                qa - 1,
-                qa + sh - 1
-            )
-            .unwrap();
-            writeln!(s, "wire [{}:0] {p}_reg = {p}_rel[{}:0];", sh - 1, sh - 1).unwrap();
-            writeln!(s, "reg {p}_ctx_hit;\nreg {p}_hit;").unwrap();
-            writeln!(s, "always @(*) begin\n    {p}_ctx_hit = 1'b0;").unwrap();
-            writeln!(s, "    if ({p}_in_ctx) case ({p}_reg)").unwrap();
+            writeln!(s, "reg {p}_reg_ok;\nalways @(*) case ({p}_reg)").unwrap();
             for c in &self.ctx {
-                writeln!(s, "        {sh}'d{}: {p}_ctx_hit = 1'b1;", c.offset / 4).unwrap();
+                writeln!(s, "    {sh}'d{}: {p}_reg_ok = 1'b1;", c.offset / 4).unwrap();
             }
+            writeln!(s, "    default: {p}_reg_ok = 1'b0;\nendcase").unwrap();
+        }
+        // Write decode, stage 1: registered from the held AW address every
+        // cycle (the AXI side writes only once it has been held two
+        // cycles): page, index, context hit and one select per context
+        // register.
+        writeln!(
+            s,
+            "reg [{}:0] w_pg;\nreg [{}:0] w_idx;\nreg w_ctx;\nreg [{}:0] w_qpn1;\nreg [{}:0] w_reg1;",
+            np - 1,
+            pb - 1,
+            qa - 1,
+            sh - 1
+        )
+        .unwrap();
+        writeln!(s, "reg [{}:0] w_csel;", self.ctx.len() - 1).unwrap();
+        writeln!(s, "always @(posedge clock) begin").unwrap();
+        for (k, c) in self.ctx.iter().enumerate() {
             writeln!(
                 s,
-                "        default: ;\n    endcase\n    {p}_hit = {p}_ctx_hit;\n    case ({a})"
+                "    w_csel[{k}] <= w_in_ctx && w_reg == {sh}'d{};",
+                c.offset / 4
             )
             .unwrap();
-            for w in &self.words {
-                writeln!(
-                    s,
-                    "        {wa}'d{}: {p}_hit = 1'b1; // {}",
-                    w.addr / 4,
-                    w.name
-                )
-                .unwrap();
-            }
-            writeln!(s, "        default: ;\n    endcase\nend").unwrap();
+        }
+        for (j, (p, _)) in pages.iter().enumerate() {
+            writeln!(
+                s,
+                "    w_pg[{j}] <= (wa[{}:{pb}] == {}'d{p});",
+                wa - 1,
+                wa - pb
+            )
+            .unwrap();
         }
         writeln!(
             s,
-            "always @(*) wr_err = !w_hit || (w_ctx_hit && wr_strb != 4'hf);"
+            "    w_idx <= wa[{}:0];\n    w_ctx <= w_in_ctx && w_reg_ok;\n    w_qpn1 <= w_qpn;\n    w_reg1 <= w_reg;\nend",
+            pb - 1
+        )
+        .unwrap();
+        // Write decode, stage 2: hit and error.
+        writeln!(s, "reg w_hit;\nalways @(*) begin\n    w_hit = w_ctx;").unwrap();
+        for (j, (_, ws)) in pages.iter().enumerate() {
+            let idx: Vec<String> = ws
+                .iter()
+                .map(|w| format!("{pb}'d{}", (w.addr / 4) & ((1 << pb) - 1)))
+                .collect();
+            writeln!(
+                s,
+                "    if (w_pg[{j}]) case (w_idx)\n        {}: w_hit = 1'b1;\n        default: ;\n    endcase",
+                idx.join(", ")
+            )
+            .unwrap();
+        }
+        writeln!(s, "end").unwrap();
+        // Write decode, stage 2: the hit registered.
+        writeln!(
+            s,
+            "reg w_hit2;\nalways @(posedge clock) w_hit2 <= w_hit;\nalways @(*) wr_err = !w_hit2 || (w_ctx && wr_strb != 4'hf);"
         )
         .unwrap();
         // MR command: the doorbell pulse, the status word.
         {
             use roce_regs::mr::{doorbell, status};
+            // A write of `GO` to the doorbell, from the stage-1 page decode
+            // (as the flip-flop writes), registered: `mr_go` pulses one edge
+            // after `wr_en`, when the flip-flop registers take their writes.
             let go = doorbell::GO.lsb;
+            let dw = doorbell::ADDR / 4;
+            let j = pages
+                .iter()
+                .position(|(p, _)| *p == dw >> pb)
+                .expect("the doorbell is a mapped word");
             writeln!(
                 s,
-                "always @(*) mr_go = wr_en && (wa == {wa}'d{}) && wr_strb[{}] && wr_data[{go}];",
-                doorbell::ADDR / 4,
+                "always @(posedge clock) mr_go <= !reset && wr_en && w_pg[{j}] && w_idx == {pb}'d{} && wr_strb[{}] && wr_data[{go}];",
+                dw & ((1 << pb) - 1),
                 go / 8
             )
             .unwrap();
@@ -471,31 +622,86 @@ impl Plan {
         for (w, i, _, _) in self.flops() {
             writeln!(s, "reg [31:0] f{i}; // {}", w.name).unwrap();
         }
-        writeln!(s, "reg [31:0] unmapped;\nreg un_w;\nreg un_r;").unwrap();
+        // Flip-flop registers take a write one edge after `wr_en` (`wr_q`),
+        // from the decode, data and strobes still held then.
+        writeln!(s, "reg [31:0] unmapped;\nreg un_w;\nreg un_r;\nreg wr_q;").unwrap();
+        writeln!(
+            s,
+            "reg r1_v;\nreg r2_v;\nreg [{}:0] r_pg;\nreg r_ctx;\nreg [{m}:0] r_reg1;\nreg rd_ctx2;\nreg [{m}:0] rd_reg2;\nwire r_miss;",
+            np - 1,
+            m = sh - 1
+        )
+        .unwrap();
         writeln!(s, "always @(posedge clock) begin\n    if (reset) begin").unwrap();
         for (_, i, reset, _) in self.flops() {
             writeln!(s, "        f{i} <= 32'h{reset:08x};").unwrap();
         }
         writeln!(
             s,
-            "        unmapped <= 32'd0;\n        un_w <= 1'b0;\n        un_r <= 1'b0;\n    end else begin\n        if (wr_en) case (wa)"
+            "        unmapped <= 32'd0;\n        wr_q <= 1'b0;\n        un_w <= 1'b0;\n        un_r <= 1'b0;\n        r1_v <= 1'b0;\n        r2_v <= 1'b0;\n    end else begin"
         )
         .unwrap();
-        for (w, i, _, store) in self.flops() {
-            writeln!(
-                s,
-                "            {wa}'d{}: f{i} <= (f{i} & ~(wmask & 32'h{store:08x})) | (wr_data & wmask & 32'h{store:08x});",
-                w.addr / 4
-            )
-            .unwrap();
+        for (j, (_, ws)) in pages.iter().enumerate() {
+            for w in ws {
+                if let Source::Flop {
+                    index: i, store, ..
+                } = w.src
+                {
+                    writeln!(
+                        s,
+                        "        if (wr_q && w_pg[{j}] && w_idx == {pb}'d{}) f{i} <= (f{i} & ~(wmask & 32'h{store:08x})) | (wr_data & wmask & 32'h{store:08x}); // {}",
+                        (w.addr / 4) & ((1 << pb) - 1),
+                        w.name
+                    )
+                    .unwrap();
+                }
+            }
         }
         writeln!(
             s,
-            "            default: ;\n        endcase\n        un_w <= wr_en & ~w_hit;\n        un_r <= rd_en & ~r_hit;\n        unmapped <= unmapped + {{31'd0, un_w}} + {{31'd0, un_r}};\n    end\nend"
+            "        wr_q <= wr_en;\n        r1_v <= rd_en;\n        r2_v <= r1_v;\n        un_w <= wr_en & ~w_hit2;\n        un_r <= r2_v & r_miss;\n        unmapped <= unmapped + {{30'd0, un_w & un_r, un_w ^ un_r}};\n    end\nend"
+        )
+        .unwrap();
+        // Read, stage 1: page select, word index, context register.
+        // Four copies of the word index per page, one per byte of the
+        // word, to keep each one's fanout local. Each is loaded only when
+        // its page matches and copy b holds the index XOR b, so no two
+        // copies are the same flip-flop (synthesis would merge them).
+        for j in 0..np {
+            for b in 0..4 {
+                writeln!(s, "reg [{}:0] r_idx{j}_{b};", pb - 1).unwrap();
+            }
+        }
+        writeln!(s, "always @(posedge clock) if (rd_en) begin").unwrap();
+        for (j, (p, _)) in pages.iter().enumerate() {
+            writeln!(
+                s,
+                "    r_pg[{j}] <= (ra[{}:{pb}] == {}'d{p});",
+                wa - 1,
+                wa - pb
+            )
+            .unwrap();
+            for b in 0..4 {
+                writeln!(
+                    s,
+                    "    if (ra[{}:{pb}] == {}'d{p}) r_idx{j}_{b} <= ra[{}:0] ^ {pb}'d{b};",
+                    wa - 1,
+                    wa - pb,
+                    pb - 1
+                )
+                .unwrap();
+            }
+        }
+        writeln!(
+            s,
+            "    r_ctx <= r_in_ctx && r_reg_ok;\n    r_reg1 <= r_reg;\nend"
         )
         .unwrap();
         // MR command registers, out to the command port (low bits), and
-        // whether a doorbell must refuse them (a field too wide).
+        // whether a doorbell must refuse them (a field too wide),
+        // registered: the registers change only with a write's `wr_q`,
+        // and the next write (so a doorbell's `mr_go`) comes at least
+        // three edges later, so `mr_bad` is current by then.
         let outs = Self::mr_outputs();
         let fl =
             |a: u32, f: &Field| format!("f{}[{}:{}]", self.flop_at(a), f.lsb + f.width - 1, f.lsb);
@@ -542,7 +748,7 @@ impl Plan {
         let (oa, of) = (roce_regs::mr::op::ADDR, roce_regs::mr::op::OP);
         writeln!(
             s,
-            "always @(*) mr_bad = {} || ({} == {}'d{} && ({}));",
+            "always @(posedge clock) mr_bad <= {} || ({} == {}'d{} && ({}));",
             always.join(" || "),
             fl(oa, &of),
             of.width,
@@ -550,45 +756,98 @@ impl Plan {
             register.join(" || ")
         )
         .unwrap();
-        // CSR read of the non-context words.
-        writeln!(
-            s,
-            "reg [31:0] rd_q;\nreg rd_ctx;\nreg rd_err1;\nreg [{m}:0] rd_reg;\nreg [31:0] rd_q2;\nreg rd_ctx2;\nreg [{m}:0] rd_reg2;",
-            m = sh - 1
-        )
-        .unwrap();
-        writeln!(
-            s,
-            "always @(posedge clock) begin\n    rd_q2 <= rd_q;\n    rd_ctx2 <= rd_ctx;\n    rd_reg2 <= rd_reg;\n    rd_err <= rd_err1;\n    if (rd_en) begin\n        rd_err1 <= ~r_hit;\n        rd_ctx <= r_ctx_hit;\n        rd_reg <= r_reg;\n        case (ra)"
-        )
-        .unwrap();
-        for w in &self.words {
-            let e = match w.src {
-                Source::Flop { index, .. } => format!("f{index}"),
-                Source::Const(c) => format!("32'h{c:08x}"),
-                Source::Lane(l) => format!("counters[{}:{}]", 32 * l + 31, 32 * l),
-                Source::Unmapped => "unmapped".into(),
-                Source::MrDoorbell => "32'h00000000".into(),
-                Source::MrStatus => "mr_status".into(),
-                Source::MrCounter(l) => format!("mr_counters[{}:{}]", 32 * l + 31, 32 * l),
-            };
-            writeln!(s, "            {wa}'d{}: rd_q <= {e};", w.addr / 4).unwrap();
+        // Read, stage 2: the word within its page (0 outside the page).
+        let mut hits = Vec::new();
+        let mut words = Vec::new();
+        for j in 0..np {
+            writeln!(s, "reg [31:0] pq{j};\nreg ph{j};").unwrap();
+            hits.push(format!("ph{j}"));
+            words.push(format!("pq{j}"));
         }
         writeln!(
             s,
-            "            default: rd_q <= 32'd0;\n        endcase\n    end\nend"
+            "always @(posedge clock) begin\n    rd_ctx2 <= r_ctx;\n    rd_reg2 <= r_reg1;"
         )
         .unwrap();
-        // Context RAMs: one write port (CSR), two registered read ports.
+        for (j, (_, ws)) in pages.iter().enumerate() {
+            writeln!(s, "    pq{j} <= 32'd0;\n    ph{j} <= 1'b0;").unwrap();
+            for b in 0..4 {
+                writeln!(s, "    if (r_pg[{j}]) case (r_idx{j}_{b} ^ {pb}'d{b})").unwrap();
+                for w in ws {
+                    let hit = if b == 0 {
+                        format!(" ph{j} <= 1'b1;")
+                    } else {
+                        String::new()
+                    };
+                    writeln!(
+                        s,
+                        "        {pb}'d{}: begin pq{j}[{}:{}] <= {};{hit} end // {}",
+                        (w.addr / 4) & ((1 << pb) - 1),
+                        8 * b + 7,
+                        8 * b,
+                        src(w, b),
+                        w.name
+                    )
+                    .unwrap();
+                }
+                writeln!(s, "        default: ;\n    endcase").unwrap();
+            }
+        }
+        writeln!(s, "end").unwrap();
+        hits.push("rd_ctx2".into());
+        writeln!(s, "assign r_miss = !({});", hits.join(" | ")).unwrap();
+        // Read, stage 3: the page word, the error, and every context RAM
+        // word registered again in the fabric (the RAMs sit far apart; the
+        // context mux then starts at nearby flip-flops).
+        writeln!(
+            s,
+            "reg [31:0] pw3;\nreg rd_err3;\nreg rd_ctx3;\nreg [{}:0] rd_reg3;\nalways @(posedge clock) begin\n    pw3 <= {};\n    rd_err3 <= r_miss;\n    rd_ctx3 <= rd_ctx2;\n    rd_reg3 <= rd_reg2;\nend\nalways @(*) rd_err = rd_err3;",
+            sh - 1,
+            words.join(" | ")
+        )
+        .unwrap();
+        // Context RAMs: one write port (CSR), its enable, address and data
+        // registered once more so they can travel to RAMs anywhere on the
+        // chip; the CSR read port (RAM word, then its output register) and
+        // the datapath copy.
+        writeln!(
+            s,
+            "reg [{}:0] cw_a;\nreg [31:0] cw_d;\nalways @(posedge clock) begin\n    cw_a <= w_qpn1;\n    cw_d <= wr_data;\nend",
+            qa - 1
+        )
+        .unwrap();
         let mut pack = Vec::new();
         for (k, c) in self.ctx.iter().enumerate() {
             let reset = packed_reset(c.reg);
+            let m = c.bits - 1;
+            let parts: Vec<String> = c
+                .reg
+                .fields
+                .iter()
+                .rev()
+                .map(|f| format!("cw_d[{}:{}]", f.lsb + f.width - 1, f.lsb))
+                .collect();
             writeln!(
                 s,
-                "reg [{m}:0] qm{k} [0:{}]; // qp.{}\nreg [{m}:0] qc{k};\nreg [{m}:0] qc2_{k};\nreg [{m}:0] qd{k};",
-                self.n - 1,
+                "// qp.{}\nreg [{m}:0] qc3_{k};\nalways @(posedge clock) qc3_{k} <= qc2_{k};\nreg we{k};\ninitial we{k} = 1'b0;\nalways @(posedge clock) we{k} <= wr_en && w_csel[{k}] && wr_strb == 4'hf;\nwire [{m}:0] wd{k} = {{{}}};",
                 c.reg.name,
-                m = c.bits - 1
+                parts.join(", ")
+            )
+            .unwrap();
+            writeln!(s, "`ifdef {}", crate::bram::ECP5_DP16KD_DEFINE).unwrap();
+            s.push_str(&crate::bram::dp16kd_outreg_1k(
+                &format!("cm{k}"),
+                c.bits,
+                qa,
+                reset,
+                [&format!("we{k}"), "cw_a", &format!("wd{k}")],
+                ["rd_en", "r_qpn"],
+                &format!("qc2_{k}"),
+            ));
+            writeln!(
+                s,
+                "`else\nreg [{m}:0] qm{k} [0:{}];\nreg [{m}:0] qc{k};\nreg [{m}:0] qc2_{k};",
+                self.n - 1
             )
             .unwrap();
             writeln!(
@@ -597,32 +856,69 @@ impl Plan {
                 self.n, c.bits
             )
             .unwrap();
-            let parts: Vec<String> = c
-                .reg
-                .fields
-                .iter()
-                .rev()
-                .map(|f| format!("wr_data[{}:{}]", f.lsb + f.width - 1, f.lsb))
-                .collect();
             writeln!(
                 s,
-                "always @(posedge clock) begin\n    if (wr_en && w_ctx_hit && wr_strb == 4'hf && w_reg == {sh}'d{}) qm{k}[w_qpn] <= {{{}}};\n    if (rd_en) qc{k} <= qm{k}[r_qpn];\n    qc2_{k} <= qc{k};\n    qd{k} <= qm{k}[qp_rd_addr];\nend",
-                c.offset / 4,
-                parts.join(", ")
+                "always @(posedge clock) begin\n    if (we{k}) qm{k}[cw_a] <= wd{k};\n    if (rd_en) qc{k} <= qm{k}[r_qpn];\n    qc2_{k} <= qc{k};\nend\n`endif"
             )
             .unwrap();
+            let attr = match store {
+                QpStore::Lutram => "(* ram_style = \"distributed\" *) ",
+                QpStore::Bram | QpStore::BramOutReg => "",
+            };
+            if store == QpStore::BramOutReg {
+                writeln!(s, "`ifdef {}", crate::bram::ECP5_DP16KD_DEFINE).unwrap();
+                s.push_str(&crate::bram::dp16kd_outreg_1k(
+                    &format!("dm{k}"),
+                    c.bits,
+                    qa,
+                    reset,
+                    [&format!("we{k}"), "cw_a", &format!("wd{k}")],
+                    ["1'b1", "qp_rd_addr"],
+                    &format!("qd{k}"),
+                ));
+                writeln!(s, "`else").unwrap();
+            }
+            writeln!(
+                s,
+                "{attr}reg [{m}:0] qdm{k} [0:{}];\nreg [{m}:0] qd{k};\nreg [{m}:0] qd1_{k};",
+                self.n - 1
+            )
+            .unwrap();
+            writeln!(
+                s,
+                "integer j{k};\ninitial for (j{k} = 0; j{k} < {}; j{k} = j{k} + 1) qdm{k}[j{k}] = {}'h{reset:x};",
+                self.n, c.bits
+            )
+            .unwrap();
+            if store == QpStore::BramOutReg {
+                writeln!(
+                    s,
+                    "always @(posedge clock) begin\n    if (we{k}) qdm{k}[cw_a] <= wd{k};\n    qd1_{k} <= qdm{k}[qp_rd_addr];\n    qd{k} <= qd1_{k};\nend\n`endif"
+                )
+                .unwrap();
+            } else {
+                writeln!(
+                    s,
+                    "always @(posedge clock) begin\n    if (we{k}) qdm{k}[cw_a] <= wd{k};\n    qd{k} <= qdm{k}[qp_rd_addr];\nend"
+                )
+                .unwrap();
+            }
             pack.push(format!("qd{k}"));
         }
         pack.reverse();
         writeln!(s, "always @(*) qp_rd_data = {{{}}};", pack.join(", ")).unwrap();
-        writeln!(s, "always @(*) begin\n    rd_data = rd_q2;\n    if (rd_ctx2) begin\n        rd_data = 32'd0;\n        case (rd_reg2)").unwrap();
+        writeln!(
+            s,
+            "always @(*) begin\n    rd_data = pw3;\n    if (rd_ctx3) begin\n        rd_data = 32'd0;\n        case (rd_reg3)"
+        )
+        .unwrap();
         for (k, c) in self.ctx.iter().enumerate() {
             let mut at = 0;
             let mut assigns = String::new();
             for f in c.reg.fields {
                 write!(
                     assigns,
-                    " rd_data[{}:{}] = qc2_{k}[{}:{}];",
+                    " rd_data[{}:{}] = qc3_{k}[{}:{}];",
                     f.lsb + f.width - 1,
                     f.lsb,
                     at + f.width as usize - 1,
@@ -655,23 +951,31 @@ fn packed_reset(r: &Register) -> u64 {
 pub struct CsrCore<const QA: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
+    /// Write the word at `wr_addr`; `wr_addr` must have been held for the
+    /// two previous edges (the write decode registers it twice).
     pub wr_en: Signal<In, Bit>,
     pub wr_addr: Signal<In, Bits<ADDR_BITS>>,
     pub wr_data: Signal<In, Bits<32>>,
     pub wr_strb: Signal<In, Bits<4>>,
-    /// The write at `wr_addr` would answer SLVERR (combinational).
+    /// The write at the held `wr_addr` would answer SLVERR (from the
+    /// registered decode and `wr_strb`).
     pub wr_err: Signal<Out, Bit>,
     pub rd_en: Signal<In, Bit>,
     pub rd_addr: Signal<In, Bits<ADDR_BITS>>,
-    /// Two cycles after `rd_en` (RAM read, then a register, then the mux).
+    /// Three edges after `rd_en` (page decode and RAM read; the word in its
+    /// page and the RAM output register; both registered again), before
+    /// the last mux.
     pub rd_data: Signal<Out, Bits<32>>,
     pub rd_err: Signal<Out, Bit>,
     pub counters: Signal<In, Bits<COUNTER_IN_BITS>>,
     pub qp_rd_addr: Signal<In, Bits<QA>>,
     pub qp_rd_data: Signal<Out, Bits<QP_CTX_BITS>>,
-    /// The write in progress sets `mr.doorbell.GO` (combinational).
+    /// The write of the previous edge set `mr.doorbell.GO` (registered:
+    /// it pulses with the flip-flop registers' write, one edge after
+    /// `wr_en`).
     pub mr_go: Signal<Out, Bit>,
-    /// The `mr` registers hold a value too wide for the command port.
+    /// The `mr` registers held a value too wide for the command port
+    /// (registered: from the flip-flops before the last edge).
     pub mr_bad: Signal<Out, Bit>,
     /// `mr.status` fields.
     pub mr_busy: Signal<In, Bit>,
@@ -691,22 +995,37 @@ pub struct CsrCore<const QA: usize> {
     pub mr_index: Signal<Out, Bits<32>>,
     pub mr_pa: Signal<Out, Bits<64>>,
     _plan: Plan,
+    _store: QpStore,
     _flops: Vec<u32>,
     _unmapped: u32,
     /// Unmapped (write, read) seen last cycle, counted this cycle.
     _un: (bool, bool),
     _mem: Vec<Vec<u64>>,
-    _rd_q: u32,
-    _rd_err: bool,
-    _rd_ctx: Option<usize>,
+    /// Context RAM write registered on its way to the RAM: (register, QPN, word).
+    _cw: Option<(usize, usize, u64)>,
+    /// Write decode: the `wr_addr` of the previous edge.
+    _wdec: u32,
+    /// `wr_en` of the previous edge: flip-flop registers write then.
+    _wr_q: bool,
+    /// `mr_go`: the previous edge's write set `mr.doorbell.GO`.
+    _mr_go: bool,
+    /// `mr_bad`, registered from the flip-flops before the last edge.
+    _mr_bad: bool,
+    /// Read stage 1: address held, valid.
+    _r1: u32,
+    _r1v: bool,
+    /// Read stage 2 valid.
+    _r2v: bool,
     _qc: Vec<u64>,
-    /// Stage 2 of the CSR read: (data, error).
+    /// Stages 2 and 3 of the CSR read: (data, error).
     _out: (u32, bool),
-    _qd: Vec<u64>,
+    _out3: (u32, bool),
+    /// Datapath read pipeline, `store.latency()` stages (last = output).
+    _qd: Vec<Vec<u64>>,
 }
 
 impl<const QA: usize> CsrCore<QA> {
-    pub fn new(n: u32) -> Self {
+    pub fn new(n: u32, store: QpStore) -> Self {
         let plan = Plan::new(n);
         assert!(
             n <= 1 << QA && (QA == 0 || n > 1 << (QA - 1)),
@@ -752,31 +1071,57 @@ impl<const QA: usize> CsrCore<QA> {
             mr_index: Default::default(),
             mr_pa: Default::default(),
             _plan: plan,
+            _store: store,
             _flops: flops,
             _unmapped: 0,
             _un: (false, false),
             _mem: mem,
-            _rd_q: 0,
-            _rd_err: false,
-            _rd_ctx: None,
+            _cw: None,
+            _wdec: 0,
+            _wr_q: false,
+            _mr_go: false,
+            _mr_bad: false,
+            _r1: 0,
+            _r1v: false,
+            _r2v: false,
             _qc: vec![0; k],
             _out: (0, false),
-            _qd: vec![0; k],
+            _out3: (0, false),
+            _qd: vec![vec![0; k]; store.latency()],
         }
     }
 
-    /// The word stage 1 of a CSR read holds.
-    fn stage1(&self) -> u32 {
-        match self._rd_ctx {
-            None => self._rd_q,
-            Some(k) => {
-                let mut at = 0;
-                let mut v = 0u32;
-                for f in self._plan.ctx[k].reg.fields {
-                    v = f.set(v, (self._qc[k] >> at) as u32);
-                    at += f.width as usize;
-                }
-                v
+    /// What stage 2 of a CSR read of `addr` takes (data, unmapped), with
+    /// `qc` the context RAM words stage 1 read.
+    fn stage2(&self, addr: u32, qc: &[u64]) -> (u32, bool) {
+        if let Some((_, k)) = self._plan.ctx_at(addr) {
+            let mut at = 0;
+            let mut v = 0u32;
+            for f in self._plan.ctx[k].reg.fields {
+                v = f.set(v, (qc[k] >> at) as u32);
+                at += f.width as usize;
+            }
+            return (v, false);
+        }
+        match self._plan.word_at(addr) {
+            None => (0, true),
+            Some(w) => {
+                let lanes = self.counters.val();
+                let v = match w.src {
+                    Source::Flop { index, .. } => self._flops[index],
+                    Source::Const(c) => c,
+                    Source::Lane(l) => {
+                        (0..32).fold(0, |v, i| v | (lanes.get_bit(32 * l + i) as u32) << i)
+                    }
+                    Source::Unmapped => self._unmapped,
+                    Source::MrDoorbell => 0,
+                    Source::MrStatus => self.mr_status(),
+                    Source::MrCounter(l) => {
+                        let lanes = self.mr_counters.val();
+                        (0..32).fold(0, |v, i| v | (lanes.get_bit(32 * l + i) as u32) << i)
+                    }
+                };
+                (v, false)
             }
         }
     }
@@ -819,43 +1164,32 @@ fn val32<const N: usize>(b: Bits<N>) -> u32 {
 
 impl<const QA: usize> Logic for CsrCore<QA> {
     fn update(&mut self) {
-        let wa = val32(self.wr_addr.val());
+        let wa = self._wdec;
         let strb = val32(self.wr_strb.val());
         let (w_unmapped, w_err) = self.word_err(wa, strb);
         if self.clock.pos_edge() {
-            let ra = val32(self.rd_addr.val());
-            let (r_unmapped, _) = self.word_err(ra, 0xF);
+            self._mr_bad = self.mr_bad();
             let qa = self.qp_rd_addr.val().index();
-            for (k, m) in self._mem.iter().enumerate() {
-                self._qd[k] = m[qa.min(m.len() - 1)];
-            }
-            self._out = (self.stage1(), self._rd_err);
+            self._qd.pop();
+            self._qd.insert(
+                0,
+                self._mem.iter().map(|m| m[qa.min(m.len() - 1)]).collect(),
+            );
+            // Read stage 2 (from stage 1 before this edge), then stage 1.
+            let r_miss = self._out.1;
+            self._out3 = self._out;
+            self._out = self.stage2(self._r1, &self._qc);
             if self.rd_en.val() {
-                self._rd_err = r_unmapped;
-                self._rd_ctx = None;
-                self._rd_q = 0;
+                let ra = val32(self.rd_addr.val());
+                self._r1 = ra;
                 if let Some((q, k)) = self._plan.ctx_at(ra) {
                     self._qc[k] = self._mem[k][q as usize];
-                    self._rd_ctx = Some(k);
-                } else if let Some(w) = self._plan.word_at(ra) {
-                    let lanes = self.counters.val();
-                    self._rd_q = match w.src {
-                        Source::Flop { index, .. } => self._flops[index],
-                        Source::Const(c) => c,
-                        Source::Lane(l) => {
-                            (0..32).fold(0, |v, i| v | (lanes.get_bit(32 * l + i) as u32) << i)
-                        }
-                        Source::Unmapped => self._unmapped,
-                        Source::MrDoorbell => 0,
-                        Source::MrStatus => self.mr_status(),
-                        Source::MrCounter(l) => {
-                            let lanes = self.mr_counters.val();
-                            (0..32).fold(0, |v, i| v | (lanes.get_bit(32 * l + i) as u32) << i)
-                        }
-                    };
                 }
             }
             let wr = self.wr_en.val();
+            if let Some((k, q, v)) = self._cw.take() {
+                self._mem[k][q] = v;
+            }
             if wr && !w_err {
                 let data = val32(self.wr_data.val());
                 if let Some((q, k)) = self._plan.ctx_at(wa) {
@@ -865,15 +1199,27 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                         v |= (f.get(data) as u64) << at;
                         at += f.width as usize;
                     }
-                    self._mem[k][q as usize] = v;
+                    self._cw = Some((k, q as usize, v));
                 }
+            }
+            {
+                use roce_regs::mr::doorbell;
+                let go = doorbell::GO.lsb as u32;
+                self._mr_go = !self.reset.val()
+                    && wr
+                    && wa & !3 == doorbell::ADDR
+                    && strb >> (go / 8) & 1 == 1
+                    && val32(self.wr_data.val()) >> go & 1 == 1;
             }
             if self.reset.val() {
                 self._flops = self._plan.flops().map(|(_, _, r, _)| r).collect();
                 self._unmapped = 0;
                 self._un = (false, false);
+                self._wr_q = false;
+                self._r1v = false;
+                self._r2v = false;
             } else {
-                if wr {
+                if self._wr_q {
                     let data = val32(self.wr_data.val());
                     let bytes = (0..4)
                         .filter(|b| strb >> b & 1 == 1)
@@ -889,23 +1235,22 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                     ._unmapped
                     .wrapping_add(self._un.0 as u32)
                     .wrapping_add(self._un.1 as u32);
-                self._un = (wr && w_unmapped, self.rd_en.val() && r_unmapped);
+                self._un = (wr && w_unmapped, self._r2v && r_miss);
+                self._wr_q = wr;
+                self._r2v = self._r1v;
+                self._r1v = self.rd_en.val();
             }
+            self._wdec = val32(self.wr_addr.val());
         }
         self.wr_err.next = w_err;
-        {
-            use roce_regs::mr::doorbell;
-            let go = doorbell::GO.lsb as u32;
-            self.mr_go.next = self.wr_en.val()
-                && wa & !3 == doorbell::ADDR
-                && strb >> (go / 8) & 1 == 1
-                && val32(self.wr_data.val()) >> go & 1 == 1;
-        }
+        // The doorbell pulse (registered in `update`), with the flip-flop
+        // writes: one edge after `wr_en`.
+        self.mr_go.next = self._mr_go;
         let v: Vec<u64> = Plan::mr_outputs()
             .iter()
             .map(|o| self.mr_output(&o.parts) & ((1u128 << o.width) - 1) as u64)
             .collect();
-        self.mr_bad.next = self.mr_bad();
+        self.mr_bad.next = self._mr_bad;
         // In `Plan::mr_outputs` order.
         self.mr_op.next = v[0].into();
         self.mr_key.next = v[1].into();
@@ -916,10 +1261,10 @@ impl<const QA: usize> Logic for CsrCore<QA> {
         self.mr_shift.next = v[6].into();
         self.mr_index.next = v[7].into();
         self.mr_pa.next = v[8].into();
-        self.rd_err.next = self._out.1;
-        self.rd_data.next = (self._out.0 as u64).into();
+        self.rd_err.next = self._out3.1;
+        self.rd_data.next = (self._out3.0 as u64).into();
         let mut packed = Bits::<QP_CTX_BITS>::default();
-        for (c, q) in self._plan.ctx.iter().zip(&self._qd) {
+        for (c, q) in self._plan.ctx.iter().zip(self._qd.last().unwrap()) {
             for b in 0..c.bits {
                 packed = packed.replace_bit(c.at + b, q >> b & 1 == 1);
             }
@@ -946,7 +1291,7 @@ impl<const QA: usize> Logic for CsrCore<QA> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(self._plan.verilog(QA))
+        Verilog::Custom(self._plan.verilog(QA, self._store))
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
@@ -1020,7 +1365,8 @@ pub struct Csr<const QA: usize> {
     pub counters: Signal<In, Bits<COUNTER_IN_BITS>>,
     /// Datapath: QPN to read (must be below N).
     pub qp_rd_addr: Signal<In, Bits<QA>>,
-    /// Datapath: that QP's packed context ([`ctx_layout`]), one cycle later.
+    /// Datapath: that QP's packed context ([`ctx_layout`]),
+    /// [`QpStore::latency`] cycles later.
     pub qp_rd_data: Signal<Out, Bits<QP_CTX_BITS>>,
     /// MR command to `mr_tlb`'s `s_cmd_*`: one per `mr.doorbell.GO` write
     /// while not busy, a copy of the `mr` registers taken at the doorbell.
@@ -1057,6 +1403,8 @@ pub struct Csr<const QA: usize> {
     c_index: DFF<Bits<32>>,
     op_write_pt: Constant<Bits<MR_OP_BITS>>,
     aw_full: DFF<Bit>,
+    aw_dec: DFF<Bit>,
+    aw_dec2: DFF<Bit>,
     aw_addr: DFF<Bits<ADDR_BITS>>,
     w_full: DFF<Bit>,
     w_data: DFF<Bits<32>>,
@@ -1068,6 +1416,7 @@ pub struct Csr<const QA: usize> {
     r_pend0: DFF<Bit>,
     r_pend: DFF<Bit>,
     r_pend2: DFF<Bit>,
+    r_pend3: DFF<Bit>,
     r_valid: DFF<Bit>,
     r_data: DFF<Bits<32>>,
     r_resp: DFF<Bits<2>>,
@@ -1081,11 +1430,25 @@ const _: () = assert!(roce_regs::QP_COUNT == 1 << 8);
 
 impl<const QA: usize> Csr<QA> {
     /// Cycles from the AR handshake to `rvalid`.
-    pub const READ_LATENCY: usize = 4;
-    /// Cycles from `qp_rd_addr` to `qp_rd_data`.
-    pub const QP_READ_LATENCY: usize = 1;
+    pub const READ_LATENCY: usize = 5;
+    /// Cycles from an AW+W handshake in one cycle to `bvalid` (AW held,
+    /// its decode registered in two stages, the write).
+    pub const WRITE_LATENCY: usize = 4;
+    /// The datapath copy of the context table in the default build.
+    pub const DEFAULT_STORE: QpStore = QpStore::BramOutReg;
 
+    /// N contexts, the datapath copy in [`Self::DEFAULT_STORE`].
     pub fn new(n: u32) -> Self {
+        Self::with_store(n, Self::DEFAULT_STORE)
+    }
+
+    /// Cycles from `qp_rd_addr` to `qp_rd_data`.
+    pub fn qp_read_latency(&self) -> usize {
+        self.core._store.latency()
+    }
+
+    /// N contexts, the datapath copy in `store`.
+    pub fn with_store(n: u32, store: QpStore) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -1109,6 +1472,7 @@ impl<const QA: usize> Csr<QA> {
             counters: Default::default(),
             qp_rd_addr: Default::default(),
             qp_rd_data: Default::default(),
+            core: CsrCore::new(n, store),
             m_mr_cmd_valid: Default::default(),
             m_mr_cmd_ready: Default::default(),
             m_mr_cmd_op: Default::default(),
@@ -1122,7 +1486,6 @@ impl<const QA: usize> Csr<QA> {
             mr_cmd_done: Default::default(),
             mr_cmd_error: Default::default(),
             mr_counters: Default::default(),
-            core: CsrCore::new(n),
             mr_valid: Default::default(),
             mr_busy: Default::default(),
             mr_error: Default::default(),
@@ -1138,6 +1501,8 @@ impl<const QA: usize> Csr<QA> {
             c_index: Default::default(),
             op_write_pt: Constant::new((roce_regs::MrOp::WritePt as u64).into()),
             aw_full: Default::default(),
+            aw_dec: Default::default(),
+            aw_dec2: Default::default(),
             aw_addr: Default::default(),
             w_full: Default::default(),
             w_data: Default::default(),
@@ -1149,6 +1514,7 @@ impl<const QA: usize> Csr<QA> {
             r_pend0: Default::default(),
             r_pend: Default::default(),
             r_pend2: Default::default(),
+            r_pend3: Default::default(),
             r_valid: Default::default(),
             r_data: Default::default(),
             r_resp: Default::default(),
@@ -1167,10 +1533,10 @@ impl<const QA: usize> Logic for Csr<QA> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, aw_full, aw_addr, w_full, w_data, w_strb, b_valid, b_resp, r_busy,
-            ar_addr, r_pend0, r_pend, r_pend2, r_valid, r_data, r_resp, mr_valid, mr_busy,
-            mr_error, mr_dropped, mr_seq, c_op, c_key, c_pd, c_access, c_addr, c_len, c_shift,
-            c_index
+            self, clock, aw_full, aw_dec, aw_dec2, aw_addr, w_full, w_data, w_strb, b_valid,
+            b_resp, r_busy, ar_addr, r_pend0, r_pend, r_pend2, r_pend3, r_valid, r_data, r_resp,
+            mr_valid, mr_busy, mr_error, mr_dropped, mr_seq, c_op, c_key, c_pd, c_access, c_addr,
+            c_len, c_shift, c_index
         );
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
@@ -1199,9 +1565,15 @@ impl<const QA: usize> Logic for Csr<QA> {
             self.w_data.d.next = self.s_axil_wdata.val();
             self.w_strb.d.next = self.s_axil_wstrb.val();
         }
-        if self.aw_full.q.val() & self.w_full.q.val() & !self.b_valid.q.val() {
+        // The address decode registers the held AW address twice: write
+        // once it has been held for two cycles (`aw_dec2`).
+        self.aw_dec.d.next = self.aw_full.q.val();
+        self.aw_dec2.d.next = self.aw_dec.q.val();
+        if self.aw_dec2.q.val() & self.w_full.q.val() & !self.b_valid.q.val() {
             self.core.wr_en.next = true;
             self.aw_full.d.next = false;
+            self.aw_dec.d.next = false;
+            self.aw_dec2.d.next = false;
             self.w_full.d.next = false;
             self.b_valid.d.next = true;
             if self.core.wr_err.val() {
@@ -1213,8 +1585,9 @@ impl<const QA: usize> Logic for Csr<QA> {
         if self.b_valid.q.val() & self.s_axil_bready.val() {
             self.b_valid.d.next = false;
         }
-        // Read: AR address registered (stage 0), decoded and read (stage
-        // 1), RAM words registered (stage 2), R after the read mux (stage 3).
+        // Read: AR address registered (stage 0), page decode and RAM read
+        // (stage 1), word within the page and RAM output register (stage
+        // 2), both registered again (stage 3), R after the last mux.
         self.core.rd_addr.next = self.ar_addr.q.val();
         self.core.rd_en.next = self.r_pend0.q.val();
         self.r_pend0.d.next = false;
@@ -1225,7 +1598,8 @@ impl<const QA: usize> Logic for Csr<QA> {
         }
         self.r_pend.d.next = self.r_pend0.q.val();
         self.r_pend2.d.next = self.r_pend.q.val();
-        if self.r_pend2.q.val() {
+        self.r_pend3.d.next = self.r_pend2.q.val();
+        if self.r_pend3.q.val() {
             self.r_valid.d.next = true;
             self.r_data.d.next = self.core.rd_data.val();
             if self.core.rd_err.val() {
@@ -1295,12 +1669,15 @@ impl<const QA: usize> Logic for Csr<QA> {
             self.mr_dropped.d.next = false;
             self.mr_seq.d.next = 0.into();
             self.aw_full.d.next = false;
+            self.aw_dec.d.next = false;
+            self.aw_dec2.d.next = false;
             self.w_full.d.next = false;
             self.b_valid.d.next = false;
             self.r_busy.d.next = false;
             self.r_pend0.d.next = false;
             self.r_pend.d.next = false;
             self.r_pend2.d.next = false;
+            self.r_pend3.d.next = false;
             self.r_valid.d.next = false;
         }
     }
@@ -1335,6 +1712,41 @@ mod tests {
             ctx_layout().last().map(|(_, f, at)| at + f.width as usize),
             Some(QP_CTX_BITS)
         );
+    }
+
+    #[test]
+    fn csr_datapath_stores_synthesize() {
+        for store in [QpStore::Bram, QpStore::Lutram] {
+            let mut m = Csr::<4>::with_store(16, store);
+            assert_eq!(m.qp_read_latency(), 1);
+            m.connect_all();
+            let v = generate_verilog(&m);
+            assert_eq!(
+                v.contains("ram_style = \"distributed\""),
+                store == QpStore::Lutram
+            );
+            yosys_validate("csr_store", &v).unwrap();
+        }
+        assert_eq!(CsrDefault::new(256).qp_read_latency(), 2);
+    }
+
+    #[test]
+    fn csr_pages_hold_every_word_once() {
+        let p = Plan::new(roce_regs::QP_COUNT);
+        let pages = p.pages();
+        let mut n = 0;
+        for (pg, ws) in &pages {
+            assert!(ws.len() <= 1 << PAGE_BITS);
+            for w in ws {
+                assert_eq!((w.addr / 4) >> PAGE_BITS, *pg, "{}", w.name);
+                n += 1;
+            }
+        }
+        assert_eq!(n, p.words.len());
+        // No page of words overlaps the context table.
+        let lo = (p.ctx_base / 4) >> PAGE_BITS;
+        let hi = ((p.ctx_base + p.n * QP_STRIDE) / 4) >> PAGE_BITS;
+        assert!(pages.iter().all(|(pg, _)| *pg < lo || *pg >= hi));
     }
 
     #[test]

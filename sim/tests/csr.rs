@@ -11,8 +11,8 @@
 //! - RO writes are ignored and answered OKAY;
 //! - unmapped reads and writes answer SLVERR and count `csr-unmapped`;
 //! - partial writes to QP contexts answer SLVERR and change nothing;
-//! - QP context writes appear on the datapath port one cycle after its
-//!   read request;
+//! - QP context writes appear on the datapath port (`QP_READ_LATENCY` cycles
+//!   after a request) from the cycle after the B response;
 //! - counters read back what their input lanes hold;
 //! - random mixes of reads and writes in flight together.
 
@@ -30,6 +30,11 @@ type Dut = CsrW256;
 
 fn n_qps() -> u32 {
     Dut::PARAMS.iter().find(|(k, _)| *k == "N").unwrap().1 as u32
+}
+
+/// Cycles from `qp_rd_addr` to `qp_rd_data`.
+fn qp_latency() -> usize {
+    roce_sim::fw::qp_read_latency()
 }
 
 struct Bench {
@@ -232,9 +237,10 @@ fn qp_contexts_reach_the_datapath_port() {
                 b.write(roce_regs::qp::BASE + r.element_offset(q), v, 0xF);
             }
         }
-        // The port answers one cycle after each request, every cycle,
-        // while CSR reads run beside it.
-        let mut prev: Option<u32> = None;
+        // The port answers `qp_latency()` cycles after each request, every
+        // cycle, while CSR reads run beside it.
+        let lat = qp_latency();
+        let mut inflight: std::collections::VecDeque<u32> = Default::default();
         for c in 0..3000 {
             if c % 7 == 0 && b.m.idle() {
                 let a = b.r.addrs()[b.rng.below(b.r.words.len() as u64) as usize];
@@ -244,7 +250,8 @@ fn qp_contexts_reach_the_datapath_port() {
             b.dut.set_qp_rd_addr(q);
             b.m.drive(&mut b.dut);
             b.dut.eval();
-            if let Some(p) = prev {
+            if inflight.len() == lat {
+                let p = inflight.pop_front().unwrap();
                 assert_eq!(
                     b.dut.get_qp_rd_data(),
                     b.r.packed_ctx(p),
@@ -253,21 +260,24 @@ fn qp_contexts_reach_the_datapath_port() {
             }
             b.m.sample(&b.dut);
             b.dut.tick();
-            prev = Some(q);
+            inflight.push_back(q);
         }
         b.m.finish(&mut b.dut, 1000);
         while let Some(d) = b.m.done.pop_front() {
             assert!(matches!(d, Done::Read { resp: OKAY, .. }));
         }
     }
-    // A write is visible on the port on the cycle after its B response.
+    // A write is visible on the port for a request in the cycle after its
+    // B response.
     for _ in 0..50 {
         let q = b.rng.below(n as u64) as u32;
         let v = b.rng.next_u32();
         b.write(roce_regs::qp::dest_qpn::addr(q), v, 0xF);
         b.dut.set_qp_rd_addr(q);
-        b.dut.eval();
-        b.dut.tick();
+        for _ in 0..qp_latency() {
+            b.dut.eval();
+            b.dut.tick();
+        }
         b.dut.eval();
         assert_eq!(b.dut.get_qp_rd_data(), b.r.packed_ctx(q));
     }
@@ -335,6 +345,12 @@ fn latency() {
         assert!(write < 10);
     }
     eprintln!("AR to rvalid {read} cycles, AW+W to bvalid {write} cycles");
+    let want = Dut::PARAMS.iter().find(|(k, _)| *k == "WRITE_LATENCY");
+    assert_eq!(
+        Some(write as u64),
+        want.map(|p| p.1),
+        "AW+W handshake to bvalid"
+    );
 }
 
 /// Batches of reads and writes in flight together, in random order on the
@@ -439,8 +455,10 @@ mod cosim {
     /// The context of QP `q` as the datapath sees it.
     fn port(b: &mut Bench, q: u32) -> [u32; CTX_WORDS] {
         b.dut.set_qp_rd_addr(q);
-        b.dut.eval();
-        b.dut.tick();
+        for _ in 0..super::qp_latency() {
+            b.dut.eval();
+            b.dut.tick();
+        }
         b.dut.eval();
         b.dut.get_qp_rd_data()
     }

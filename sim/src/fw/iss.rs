@@ -168,8 +168,10 @@ impl Softcore for IssSoc {
     fn qp_ctx(&mut self, q: u32) -> Vec<u32> {
         let d = &mut self.bus.dut;
         d.set_qp_rd_addr(q);
-        d.eval();
-        d.tick();
+        for _ in 0..crate::fw::qp_read_latency() {
+            d.eval();
+            d.tick();
+        }
         d.eval();
         d.get_qp_rd_data().to_vec()
     }

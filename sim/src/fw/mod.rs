@@ -76,6 +76,16 @@ impl<S: Softcore + ?Sized> Regs for Host<'_, S> {
 }
 
 /// The firmware image (built once per process): RAM bytes and entry.
+/// Cycles from `qp_rd_addr` to `qp_rd_data` in the CSR block build the
+/// models use (the catalogue's `QP_READ_LATENCY`).
+pub fn qp_read_latency() -> usize {
+    crate::models::CsrW256::PARAMS
+        .iter()
+        .find(|(k, _)| *k == "QP_READ_LATENCY")
+        .expect("the csr build names its datapath read latency")
+        .1 as usize
+}
+
 pub fn image() -> Result<&'static (Vec<u8>, u32), String> {
     static IMAGE: OnceLock<Result<(Vec<u8>, u32), String>> = OnceLock::new();
     IMAGE

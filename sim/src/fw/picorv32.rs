@@ -145,7 +145,9 @@ mod model {
 
         fn qp_ctx(&mut self, q: u32) -> Vec<u32> {
             self.soc.set_qp_rd_addr(q);
-            self.cycle();
+            for _ in 0..crate::fw::qp_read_latency() {
+                self.cycle();
+            }
             self.soc.eval();
             self.soc.get_qp_rd_data().to_vec()
         }
