@@ -80,7 +80,6 @@ pub struct Crc32<const W: usize, const K: usize> {
     /// (low at power-up, like `outstanding`).
     busy_q: DFF<Bit>,
     depth: Constant<Bits<6>>,
-    depth_m1: Constant<Bits<6>>,
     // S0: captured beat.
     x0: MaskedReg<W, K>,
     v0: DFF<Bit>,
@@ -154,7 +153,6 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
             outstanding: Default::default(),
             busy_q: Default::default(),
             depth: Constant::new((RESULT_DEPTH as u64).into()),
-            depth_m1: Constant::new((RESULT_DEPTH as u64 - 1).into()),
             x0: MaskedReg::new(),
             v0: Default::default(),
             last0: Default::default(),
@@ -258,20 +256,15 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
         if self.fire.val() {
             self.in_packet.d.next = !self.s_axis.tlast.val();
         }
-        // Busy next cycle: the count's three possible next values compared
-        // in parallel with the handshakes, not after the count's adder.
-        self.busy_q.d.next = self.outstanding.q.val() >= self.depth.val();
         if (self.fire.val() & self.s_axis.tlast.val())
             & !(self.m_crc.tvalid.val() & self.m_crc.tready.val())
         {
             self.outstanding.d.next = self.outstanding.q.val() + 1;
-            self.busy_q.d.next = self.outstanding.q.val() >= self.depth_m1.val();
         }
         if !(self.fire.val() & self.s_axis.tlast.val())
             & (self.m_crc.tvalid.val() & self.m_crc.tready.val())
         {
             self.outstanding.d.next = self.outstanding.q.val() - 1;
-            self.busy_q.d.next = self.outstanding.q.val() > self.depth.val();
         }
 
         // S0: capture, zeroing the bytes tkeep drops. Data registers load
@@ -371,7 +364,6 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
         if self.reset.val() {
             self.in_packet.d.next = false;
             self.outstanding.d.next = 0.into();
-            self.busy_q.d.next = false;
             self.v0.d.next = false;
             self.v1.d.next = false;
             self.v2.d.next = false;
@@ -381,6 +373,7 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
                 self.rv[b].d.next = false;
             }
         }
+        self.busy_q.d.next = self.outstanding.d.val() >= self.depth.val();
     }
 }
 

@@ -166,6 +166,7 @@ macro_rules! run {
         // Phase 2: random idle on the input and backpressure on the output.
         let mut expected = std::collections::VecDeque::new();
         let (mut next, mut checked, mut cycles_phase1) = (0usize, 0usize, 0u64);
+        let mut first_out: Option<usize> = None;
         dut.set_reset(true);
         dut.tick();
         dut.set_reset(false);
@@ -180,6 +181,9 @@ macro_rules! run {
             let ready = !phase2 || junk.chance(600);
             dut.set_out_ready(ready);
             dut.eval();
+            if dut.get_out_valid() && first_out.is_none() {
+                first_out = Some(cycles_phase1 as usize);
+            }
             if dut.get_out_valid() && ready {
                 let (i, want): (usize, Expect) =
                     expected.pop_front().expect("output without input");
@@ -203,6 +207,9 @@ macro_rules! run {
                 cycles_phase1 += 1;
             }
         }
+        // The first descriptor, taken at cycle 0, is out the catalogue's
+        // latency later.
+        assert_eq!(first_out, <$model>::LATENCY, "cycles from taken to out_valid");
         // 600 back-to-back descriptors taken in 600 cycles: no input stall.
         assert_eq!(
             cycles_phase1, 600,
