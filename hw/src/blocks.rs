@@ -147,7 +147,10 @@ fn axis_register<const W: usize, const K: usize>() -> (String, Option<usize>) {
 }
 
 fn tx_header<const W: usize, const K: usize>() -> (String, Option<usize>) {
-    (emit(TxHeader::<W, K>::new()), Some(crate::tx_header::STAGES))
+    (
+        emit(TxHeader::<W, K>::new()),
+        Some(crate::tx_header::STAGES),
+    )
 }
 
 fn roce_tx<const W: usize, const K: usize>() -> (String, Option<usize>) {

@@ -518,7 +518,11 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     len5: DFF<Bits<18>>,
     and5: DFF<Bits<W>>,
     or5: DFF<Bits<W>>,
-    ce5: DFF<Bits<18>>,
+    /// ICRC-covered bytes left from this beat's start, and whether they end
+    /// in it (computed in S4, so S5 feeds the engine from registers).
+    crem5: DFF<Bits<18>>,
+    clast5: DFF<Bit>,
+    ce_sel4: Signal<Local, Bits<18>>,
     first5: DFF<Bits<18>>,
     peks5: DFF<Bits<18>>,
     shift5: DFF<Bits<8>>,
@@ -903,7 +907,9 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             len5: Default::default(),
             and5: Default::default(),
             or5: Default::default(),
-            ce5: Default::default(),
+            crem5: Default::default(),
+            clast5: Default::default(),
+            ce_sel4: Default::default(),
             first5: Default::default(),
             peks5: Default::default(),
             shift5: Default::default(),
@@ -1091,13 +1097,13 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             len4, and4, or4, pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4,
             tot_lt4, frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4,
             t_l3_4, ce4, pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4,
-            flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, len5, and5, or5, ce5,
-            first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5, ihl_ne5, frag_bad5,
-            proto_bad5, nhext5, nh_bad5, port_bad5, tot_lt5, t_ip5, t_ihl5, t_udp5, t_l3_5,
-            pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5, flags5, pkey5,
-            fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done, prev, fl_pending, fl_need,
-            fl_shift, w_valid, w_data, wptr, r_entry, frames, job_active, job, rptr, r_valid,
-            r_keep, r_last, ob_cnt, prev_end, left, left_none, left_one
+            flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, len5, and5, or5,
+            crem5, clast5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5,
+            ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, tot_lt5, t_ip5, t_ihl5,
+            t_udp5, t_l3_5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5,
+            flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done, prev,
+            fl_pending, fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames, job_active, job,
+            rptr, r_valid, r_keep, r_last, ob_cnt, prev_end, left, left_none, left_one
         );
         clock!(self, clock, cap, csum, crc, entries, csums, jobs, ob_data, ob_keep, ob_last);
         self.ram.read_clock.next = self.clock.val();
@@ -1359,10 +1365,12 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.and5.d.next = self.and4.q.val();
         self.or5.d.next = self.or4.q.val();
         if self.pay_small4.q.val() {
-            self.ce5.d.next = self.t_udp4.q.val();
+            self.ce_sel4.next = self.t_udp4.q.val();
         } else {
-            self.ce5.d.next = self.t_l3_4.q.val();
+            self.ce_sel4.next = self.t_l3_4.q.val();
         }
+        self.crem5.d.next = self.ce_sel4.val() - self.pos4.q.val();
+        self.clast5.d.next = (self.ce_sel4.val() - self.pos4.q.val()) <= self.c_k.val();
         self.first5.d.next = (self.p4.q.val() & !self.c_kmask.val()) + self.c_k.val();
         self.peks5.d.next =
             (self.p4.q.val() & !self.c_kmask.val()) + self.c_k.val() + self.body4.q.val()
@@ -1417,17 +1425,17 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.ext5.d.next = self.ext4.q.val();
 
         // ---- S5: ICRC feed (frame start to the end of the IP datagram).
-        self.crem.next = self.ce5.q.val() - self.pos5.q.val();
+        self.crem.next = self.crem5.q.val();
         self.crc.s_init.next = self.c_init.val();
         self.crc.s_axis.tvalid.next = self.v5.q.val() & !self.crc_done.q.val();
         self.crc.s_axis.tdata.next = (self.d5.q.val() & self.and5.q.val()) | self.or5.q.val();
         self.crc.s_axis.tkeep.next = self.k5.q.val() & !(self.c_ones.val() << self.crem.val());
-        self.crc.s_axis.tlast.next = self.l5.q.val() | (self.crem.val() <= self.c_k.val());
+        self.crc.s_axis.tlast.next = self.l5.q.val() | self.clast5.q.val();
         self.crc.s_axis.tuser.next = false;
         if self.v5.q.val() {
             if self.l5.q.val() {
                 self.crc_done.d.next = false;
-            } else if self.crem.val() <= self.c_k.val() {
+            } else if self.clast5.q.val() {
                 self.crc_done.d.next = true;
             }
         }

@@ -209,7 +209,11 @@ macro_rules! run {
         }
         // The first descriptor, taken at cycle 0, is out the catalogue's
         // latency later.
-        assert_eq!(first_out, <$model>::LATENCY, "cycles from taken to out_valid");
+        assert_eq!(
+            first_out,
+            <$model>::LATENCY,
+            "cycles from taken to out_valid"
+        );
         // 600 back-to-back descriptors taken in 600 cycles: no input stall.
         assert_eq!(
             cycles_phase1, 600,
