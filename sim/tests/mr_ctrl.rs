@@ -10,6 +10,10 @@
 //! counters are read back through `mr.counter` and compared with the
 //! model's reject counts.
 
+#[macro_use]
+mod mr_port;
+
+use mr_port::MrPort;
 use roce_fw::mr::{self as fw, MrError};
 use roce_fw::Regs;
 use roce_regs::{mr as mrr, MrCounter, MrOp};
@@ -23,86 +27,13 @@ use roce_wire::mr::{
     PAGE_SHIFT_MIN,
 };
 
-trait Dut: AxilSlave + Sized {
-    fn create() -> Self;
-    fn set_rst(&mut self, v: bool);
-    fn busy(&self) -> bool;
-    fn drive_req(&mut self, r: Option<&Request>);
-    fn req_ready(&self) -> bool;
-    fn set_grant_ready(&mut self, v: bool);
-    fn grant_ready(&self) -> bool;
-    /// (pa, len, last, reason) when a beat is offered.
-    fn grant(&self) -> Option<(u64, u32, bool, u8)>;
-    fn tlb_miss(&self) -> bool;
-    /// Rejects per reason (index `code - 1`), then TLB misses.
-    fn counters(&self) -> [u64; 6];
-    /// (MRs, TLB entries, page-table entries).
-    fn params() -> (usize, usize, usize);
-}
+/// `mr_ctrl`: the datapath port, and the AXI4-Lite slave the commands go in on.
+trait Dut: MrPort + AxilSlave {}
 
-macro_rules! dut {
-    ($t:ty) => {
-        impl Dut for $t {
-            fn create() -> Self {
-                <$t>::new()
-            }
-            fn set_rst(&mut self, v: bool) {
-                self.set_reset(v)
-            }
-            fn busy(&self) -> bool {
-                self.get_busy()
-            }
-            fn drive_req(&mut self, r: Option<&Request>) {
-                self.set_s_req_valid(r.is_some());
-                if let Some(r) = r {
-                    self.set_s_req_key(r.key);
-                    self.set_s_req_pd(r.pd as u32);
-                    self.set_s_req_access(r.access.bits() as u32);
-                    self.set_s_req_va(r.va);
-                    self.set_s_req_len(r.len);
-                }
-            }
-            fn req_ready(&self) -> bool {
-                self.get_s_req_ready()
-            }
-            fn set_grant_ready(&mut self, v: bool) {
-                self.set_m_grant_ready(v)
-            }
-            fn grant_ready(&self) -> bool {
-                self.get_m_grant_ready()
-            }
-            fn grant(&self) -> Option<(u64, u32, bool, u8)> {
-                self.get_m_grant_valid().then(|| {
-                    (
-                        self.get_m_grant_pa(),
-                        self.get_m_grant_len(),
-                        self.get_m_grant_last(),
-                        self.get_m_grant_reason() as u8,
-                    )
-                })
-            }
-            fn tlb_miss(&self) -> bool {
-                self.get_tlb_miss()
-            }
-            fn counters(&self) -> [u64; 6] {
-                [
-                    self.get_cnt_bad_key() as u64,
-                    self.get_cnt_invalidated_key() as u64,
-                    self.get_cnt_pd_mismatch() as u64,
-                    self.get_cnt_access_denied() as u64,
-                    self.get_cnt_out_of_bounds() as u64,
-                    self.get_cnt_tlb_miss() as u64,
-                ]
-            }
-            fn params() -> (usize, usize, usize) {
-                let p = |n: &str| <$t>::PARAMS.iter().find(|(k, _)| *k == n).unwrap().1 as usize;
-                (p("N"), p("TLB"), p("PT"))
-            }
-        }
-    };
-}
-dut!(MrCtrlW64);
-dut!(MrCtrlW4096);
+mr_port!(MrCtrlW64);
+mr_port!(MrCtrlW4096);
+impl Dut for MrCtrlW64 {}
+impl Dut for MrCtrlW4096 {}
 
 /// The DUT, the AXI master, the model.
 struct Bench<D: Dut> {
@@ -589,7 +520,7 @@ fn write_req(k: u32, r: &Region) -> Request {
 #[test]
 fn refused_commands_through_csrs() {
     let mut b = Bench::<MrCtrlW64>::new("mr_ctrl::refused", 3, Timing::RANDOM);
-    let (n, _, pt) = <MrCtrlW64 as Dut>::params();
+    let (n, _, pt) = <MrCtrlW64 as MrPort>::params();
     for i in 0..16 {
         b.write_pt(i, 0x4000_0000 + ((i as u64) << 20)).unwrap();
     }

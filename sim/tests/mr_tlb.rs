@@ -9,6 +9,10 @@
 //! outcome: nothing the model refuses is granted, and no granted byte lies
 //! outside the region.
 
+#[macro_use]
+mod mr_port;
+
+use mr_port::MrPort;
 use roce_sim::model::Model;
 use roce_sim::models::{MrTlbW4096, MrTlbW64};
 use roce_sim::mr_model::{MrTable, Outcome, Region};
@@ -25,82 +29,20 @@ const REGISTER: u32 = roce_regs::MrOp::Register as u32;
 const DEREGISTER: u32 = roce_regs::MrOp::Deregister as u32;
 const INVALIDATE: u32 = roce_regs::MrOp::Invalidate as u32;
 
-trait Dut: Model + Sized {
-    fn create() -> Self;
-    fn set_rst(&mut self, v: bool);
-    fn busy(&self) -> bool;
-    fn drive_req(&mut self, r: Option<&Request>);
-    fn req_ready(&self) -> bool;
-    fn set_grant_ready(&mut self, v: bool);
-    fn grant_ready(&self) -> bool;
-    /// (pa, len, last, reason) when a beat is offered.
-    fn grant(&self) -> Option<(u64, u32, bool, u8)>;
-    fn tlb_miss(&self) -> bool;
-    /// The counters: rejects per reason (index `code - 1`), then TLB misses.
-    fn counters(&self) -> [u64; 6];
+/// `mr_tlb` alone: the datapath port plus the command port.
+trait Dut: MrPort + Model {
     /// The documented hit latency (the block's `HIT_LATENCY`).
     fn hit_latency() -> usize;
     #[allow(clippy::too_many_arguments)]
     fn drive_cmd(&mut self, valid: bool, op: u32, key: u32, r: &Region, index: u32, addr: u64);
     fn cmd_ready(&self) -> bool;
     fn cmd_done(&self) -> Option<bool>;
-    fn params() -> (usize, usize, usize);
 }
 
 macro_rules! dut {
     ($t:ty) => {
+        mr_port!($t);
         impl Dut for $t {
-            fn create() -> Self {
-                <$t>::new()
-            }
-            fn set_rst(&mut self, v: bool) {
-                self.set_reset(v)
-            }
-            fn busy(&self) -> bool {
-                self.get_busy()
-            }
-            fn drive_req(&mut self, r: Option<&Request>) {
-                self.set_s_req_valid(r.is_some());
-                if let Some(r) = r {
-                    self.set_s_req_key(r.key);
-                    self.set_s_req_pd(r.pd as u32);
-                    self.set_s_req_access(r.access.bits() as u32);
-                    self.set_s_req_va(r.va);
-                    self.set_s_req_len(r.len);
-                }
-            }
-            fn req_ready(&self) -> bool {
-                self.get_s_req_ready()
-            }
-            fn set_grant_ready(&mut self, v: bool) {
-                self.set_m_grant_ready(v)
-            }
-            fn grant_ready(&self) -> bool {
-                self.get_m_grant_ready()
-            }
-            fn grant(&self) -> Option<(u64, u32, bool, u8)> {
-                self.get_m_grant_valid().then(|| {
-                    (
-                        self.get_m_grant_pa(),
-                        self.get_m_grant_len(),
-                        self.get_m_grant_last(),
-                        self.get_m_grant_reason() as u8,
-                    )
-                })
-            }
-            fn tlb_miss(&self) -> bool {
-                self.get_tlb_miss()
-            }
-            fn counters(&self) -> [u64; 6] {
-                [
-                    self.get_cnt_bad_key() as u64,
-                    self.get_cnt_invalidated_key() as u64,
-                    self.get_cnt_pd_mismatch() as u64,
-                    self.get_cnt_access_denied() as u64,
-                    self.get_cnt_out_of_bounds() as u64,
-                    self.get_cnt_tlb_miss() as u64,
-                ]
-            }
             fn hit_latency() -> usize {
                 <$t>::LATENCY.expect("mr_tlb documents its hit latency")
             }
@@ -128,10 +70,6 @@ macro_rules! dut {
             }
             fn cmd_done(&self) -> Option<bool> {
                 self.get_m_cmd_done().then(|| self.get_m_cmd_error())
-            }
-            fn params() -> (usize, usize, usize) {
-                let p = |n: &str| <$t>::PARAMS.iter().find(|(k, _)| *k == n).unwrap().1 as usize;
-                (p("N"), p("TLB"), p("PT"))
             }
         }
     };
