@@ -449,8 +449,9 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     ulen3: DFF<Bits<18>>,
     ip_pay3: DFF<Bits<18>>,
     e3: DFF<Bits<18>>,
-    /// `e3` + the UDP header (constants chosen with it).
+    /// `e3` + the UDP header, and + UDP and BTH (constants chosen with it).
     eu3: DFF<Bits<18>>,
+    eub3: DFF<Bits<18>>,
     iph3: DFF<Bits<18>>,
     info3: DFF<Bits<32>>,
     usrc3: DFF<Bits<16>>,
@@ -643,8 +644,9 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     c_udph: Constant<Bits<18>>,
     c_eu_untagged: Constant<Bits<18>>,
     c_eu_tagged: Constant<Bits<18>>,
+    c_eub_untagged: Constant<Bits<18>>,
+    c_eub_tagged: Constant<Bits<18>>,
     c_bth_icrc: Constant<Bits<18>>,
-    c_bthh: Constant<Bits<18>>,
     c_udp_bth_icrc: Constant<Bits<18>>,
     c_k: Constant<Bits<18>>,
     c_kmask: Constant<Bits<18>>,
@@ -842,6 +844,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ip_pay3: Default::default(),
             e3: Default::default(),
             eu3: Default::default(),
+            eub3: Default::default(),
             iph3: Default::default(),
             info3: Default::default(),
             usrc3: Default::default(),
@@ -1041,8 +1044,9 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             c_udph: k18(udp::HEADER_LEN),
             c_eu_untagged: k18(ethernet::HEADER_LEN + udp::HEADER_LEN),
             c_eu_tagged: k18(ethernet::TAGGED_HEADER_LEN + udp::HEADER_LEN),
+            c_eub_untagged: k18(ethernet::HEADER_LEN + udp::HEADER_LEN + bth::HEADER_LEN),
+            c_eub_tagged: k18(ethernet::TAGGED_HEADER_LEN + udp::HEADER_LEN + bth::HEADER_LEN),
             c_bth_icrc: k18(bth::HEADER_LEN + icrc::ICRC_LEN),
-            c_bthh: k18(bth::HEADER_LEN),
             c_udp_bth_icrc: k18(udp::HEADER_LEN + bth::HEADER_LEN + icrc::ICRC_LEN),
             c_k: k18(K),
             c_kmask: k18(K - 1),
@@ -1092,7 +1096,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             sel2, et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2,
             usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
             b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
-            frag_bad3, proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, iph3,
+            frag_bad3, proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3,
             info3, usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4,
             len4, and4, or4, pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4,
             tot_lt4, frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4,
@@ -1270,9 +1274,11 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         if self.tagged2.q.val() {
             self.e3.d.next = self.c_e_tagged.val();
             self.eu3.d.next = self.c_eu_tagged.val();
+            self.eub3.d.next = self.c_eub_tagged.val();
         } else {
             self.e3.d.next = self.c_e_untagged.val();
             self.eu3.d.next = self.c_eu_untagged.val();
+            self.eub3.d.next = self.c_eub_untagged.val();
         }
         self.info3.d.next = self.op_rom.data.val();
         self.usrc3.d.next = self.usrc2.q.val();
@@ -1339,11 +1345,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.body4.d.next = self.ip_pay3.q.val() - self.c_udp_bth_icrc.val() - self.extlen3.val();
         self.body_neg4.d.next =
             self.ip_pay3.q.val() < (self.c_udp_bth_icrc.val() + self.extlen3.val());
-        self.p4.d.next = self.e3.q.val()
-            + self.iph3.q.val()
-            + self.c_udph.val()
-            + self.c_bthh.val()
-            + self.extlen3.val();
+        self.p4.d.next = self.eub3.q.val() + self.iph3.q.val() + self.extlen3.val();
         self.info4.d.next = self.info3.q.val();
         self.usrc4.d.next = self.usrc3.q.val();
         self.op4.d.next = self.op3.q.val();
