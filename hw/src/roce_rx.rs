@@ -612,8 +612,10 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     // --- payload reader ---
     job_active: DFF<Bit>,
     job: DFF<RxJob>,
-    /// The previous job's end pointer (where the next frame starts).
+    /// The previous job's end pointer (where the next frame starts), and
+    /// one past it.
     prev_end: DFF<Bits<16>>,
+    prev_end1: DFF<Bits<16>>,
     job_beats: Signal<Local, Bits<16>>,
     /// Beats the reader has left of the current job, and whether that is
     /// 0 or 1 (flip-flops, so no beat compares the read pointer).
@@ -1016,6 +1018,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             jobs: SyncFifo::new(),
             job_active: Default::default(),
             prev_end: Default::default(),
+            prev_end1: Default::default(),
             job_beats: Default::default(),
             left: Default::default(),
             left_none: Default::default(),
@@ -1107,7 +1110,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             t_udp5, t_l3_5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5,
             flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done, prev,
             fl_pending, fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames, job_active, job,
-            rptr, r_valid, r_keep, r_last, ob_cnt, prev_end, left, left_none, left_one
+            rptr, r_valid, r_keep, r_last, ob_cnt, prev_end, prev_end1, left, left_none, left_one
         );
         clock!(self, clock, cap, csum, crc, entries, csums, jobs, ob_data, ob_keep, ob_last);
         self.ram.read_clock.next = self.clock.val();
@@ -1637,10 +1640,11 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.jobs.data_in.next.last_n = self.entries.data_out.val().last_n;
         self.job_beats.next = self.entries.data_out.val().end_ptr - self.prev_end.q.val();
         self.jobs.data_in.next.beats = self.job_beats.val();
-        self.jobs.data_in.next.none = self.job_beats.val() == 0;
-        self.jobs.data_in.next.one = self.job_beats.val() == 1;
+        self.jobs.data_in.next.none = self.entries.data_out.val().end_ptr == self.prev_end.q.val();
+        self.jobs.data_in.next.one = self.entries.data_out.val().end_ptr == self.prev_end1.q.val();
         if self.hdr_take.val() {
             self.prev_end.d.next = self.entries.data_out.val().end_ptr;
+            self.prev_end1.d.next = self.entries.data_out.val().end_ptr + 1;
         }
         // Counters.
         self.onehot.next = bit_cast::<16, 1>(true.into()) << self.reason.val();
@@ -1755,6 +1759,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.wptr.d.next = 0.into();
             self.rptr.d.next = 0.into();
             self.prev_end.d.next = 0.into();
+            self.prev_end1.d.next = 1.into();
             self.frames.d.next = 0.into();
             self.job_active.d.next = false;
             self.r_valid.d.next = false;
