@@ -12,7 +12,7 @@
 #[macro_use]
 mod mr_port;
 
-use mr_port::MrPort;
+use mr_port::{run_requests, security_holds, MrPort, RunStats};
 use roce_sim::model::Model;
 use roce_sim::models::{MrTlbW4096, MrTlbW64};
 use roce_sim::mr_model::{MrTable, Outcome, Region};
@@ -184,58 +184,14 @@ impl<D: Dut> Bench<D> {
         self.cmd(REGISTER, key, &r, r.pt_base, r.base)
     }
 
-    /// Send `reqs` (random idle `idle` ‰ before each, random output stalls
-    /// `stall` ‰), collect the beats, and return each request's outcome as
-    /// the hardware gave it.
+    /// Send `reqs` and collect each request's outcome ([`run_requests`]).
     fn run(&mut self, reqs: &[Request], idle: u32, stall: u32) -> Vec<Outcome> {
-        let mut next = 0;
-        let mut presenting = false;
-        let mut outcomes = Vec::with_capacity(reqs.len());
-        let mut current: Vec<Chunk> = Vec::new();
-        let mut guard = 0u64;
-        while outcomes.len() < reqs.len() {
-            if !presenting && next < reqs.len() && !self.rng.chance(idle) {
-                presenting = true;
-            }
-            self.dut.drive_req(presenting.then(|| &reqs[next]));
-            self.dut.set_grant_ready(!self.rng.chance(stall));
-            self.dut.eval();
-            if presenting && self.dut.req_ready() {
-                presenting = false;
-                next += 1;
-                self.requests += 1;
-            }
-            if self.dut.tlb_miss() {
-                self.misses += 1;
-            }
-            if let Some((pa, len, last, reason)) = self.dut.grant() {
-                if self.dut.grant_ready() {
-                    self.beats += 1;
-                    if reason != 0 {
-                        assert!(last && current.is_empty(), "a reject is one beat");
-                        let r = Reject::from_code(reason)
-                            .unwrap_or_else(|| panic!("unknown reason code {reason}"));
-                        outcomes.push(Err(r));
-                    } else if len == 0 {
-                        assert!(
-                            last && current.is_empty(),
-                            "a zero-length grant is one beat"
-                        );
-                        outcomes.push(Ok(Vec::new()));
-                    } else {
-                        current.push(Chunk { pa, len });
-                        if last {
-                            outcomes.push(Ok(std::mem::take(&mut current)));
-                        }
-                    }
-                }
-            }
-            self.dut.tick();
-            guard += 1;
-            assert!(guard < 200 * reqs.len() as u64 + 10_000, "no progress");
-        }
-        self.dut.drive_req(None);
-        outcomes
+        let mut stats = RunStats::default();
+        let got = run_requests(&mut self.dut, &mut self.rng, reqs, idle, stall, &mut stats);
+        self.requests += stats.requests;
+        self.beats += stats.beats;
+        self.misses += stats.misses;
+        got
     }
 
     /// Run `reqs` and compare every outcome with the model's, after the
@@ -264,40 +220,6 @@ impl<D: Dut> Bench<D> {
             );
         }
         assert_eq!(hw[5], self.misses, "TLB miss counter");
-    }
-}
-
-/// The security rule, stated directly on a hardware outcome: a request
-/// the rules refuse is never granted; a grant covers exactly the request's
-/// bytes, all inside the region, each chunk inside one page that the
-/// region's page table maps.
-fn security_holds(table: &MrTable, req: &Request, hw: &Outcome) {
-    let Ok(chunks) = hw else { return };
-    let entry = table.entry(req.key);
-    assert!(
-        mr::check(entry, req).is_ok(),
-        "granted a request the rules refuse: {req:x?} -> {chunks:x?}"
-    );
-    if req.len == 0 {
-        assert!(chunks.is_empty(), "zero-length grant touches memory");
-        return;
-    }
-    let e = entry.expect("checked");
-    assert_eq!(e.state, MrState::Valid);
-    let total: u64 = chunks.iter().map(|c| c.len as u64).sum();
-    assert_eq!(total, req.len as u64, "grant length");
-    let (lo, hi) = (e.base as u128, e.base as u128 + e.length as u128);
-    let mut va = req.va as u128;
-    for c in chunks {
-        let end = va + c.len as u128;
-        assert!(
-            lo <= va && end <= hi,
-            "chunk {c:x?} at va {va:#x} outside the region"
-        );
-        let mask = e.page_mask() as u128;
-        assert_eq!(va & !mask, (end - 1) & !mask, "chunk {c:x?} crosses a page");
-        assert_eq!(c.pa as u128 & mask, va & mask, "page offset of {c:x?}");
-        va = end;
     }
 }
 

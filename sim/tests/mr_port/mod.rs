@@ -2,7 +2,10 @@
 //! counters, TLB misses) of the Verilated blocks that have one: `mr_tlb`
 //! alone and `mr_ctrl` (the CSR block driving it). Shared by their benches.
 
-use roce_wire::mr::Request;
+use roce_sim::model::Model;
+use roce_sim::mr_model::{MrTable, Outcome};
+use roce_sim::rng::Rng;
+use roce_wire::mr::{self, Chunk, MrState, Reject, Request};
 
 pub trait MrPort: Sized {
     fn create() -> Self;
@@ -83,4 +86,107 @@ macro_rules! mr_port {
             }
         }
     };
+}
+
+/// Counts a run of requests adds to.
+#[derive(Default)]
+pub struct RunStats {
+    pub requests: u64,
+    pub beats: u64,
+    pub misses: u64,
+}
+
+/// Send `reqs` (random idle `idle` ‰ before each, random output stalls
+/// `stall` ‰), collect the grant beats, and return each request's outcome
+/// as the hardware gave it.
+pub fn run_requests<D: MrPort + Model>(
+    dut: &mut D,
+    rng: &mut Rng,
+    reqs: &[Request],
+    idle: u32,
+    stall: u32,
+    stats: &mut RunStats,
+) -> Vec<Outcome> {
+    let mut next = 0;
+    let mut presenting = false;
+    let mut outcomes = Vec::with_capacity(reqs.len());
+    let mut current: Vec<Chunk> = Vec::new();
+    let mut guard = 0u64;
+    while outcomes.len() < reqs.len() {
+        if !presenting && next < reqs.len() && !rng.chance(idle) {
+            presenting = true;
+        }
+        dut.drive_req(presenting.then(|| &reqs[next]));
+        dut.set_grant_ready(!rng.chance(stall));
+        dut.eval();
+        if presenting && dut.req_ready() {
+            presenting = false;
+            next += 1;
+            stats.requests += 1;
+        }
+        if dut.tlb_miss() {
+            stats.misses += 1;
+        }
+        if let Some((pa, len, last, reason)) = dut.grant() {
+            if dut.grant_ready() {
+                stats.beats += 1;
+                if reason != 0 {
+                    assert!(last && current.is_empty(), "a reject is one beat");
+                    let r = Reject::from_code(reason)
+                        .unwrap_or_else(|| panic!("unknown reason code {reason}"));
+                    outcomes.push(Err(r));
+                } else if len == 0 {
+                    assert!(
+                        last && current.is_empty(),
+                        "a zero-length grant is one beat"
+                    );
+                    outcomes.push(Ok(Vec::new()));
+                } else {
+                    current.push(Chunk { pa, len });
+                    if last {
+                        outcomes.push(Ok(std::mem::take(&mut current)));
+                    }
+                }
+            }
+        }
+        dut.tick();
+        guard += 1;
+        assert!(guard < 200 * reqs.len() as u64 + 10_000, "no progress");
+    }
+    dut.drive_req(None);
+    outcomes
+}
+
+/// The security rule, stated directly on a hardware outcome: a request
+/// the rules refuse is never granted; a grant covers exactly the request's
+/// bytes, all inside the region, each chunk inside one page that the
+/// region's page table maps.
+pub fn security_holds(table: &MrTable, req: &Request, hw: &Outcome) {
+    let Ok(chunks) = hw else { return };
+    let entry = table.entry(req.key);
+    assert!(
+        mr::check(entry, req).is_ok(),
+        "granted a request the rules refuse: {req:x?} -> {chunks:x?}"
+    );
+    if req.len == 0 {
+        assert!(chunks.is_empty(), "zero-length grant touches memory");
+        return;
+    }
+    let e = entry.expect("checked");
+    assert_eq!(e.state, MrState::Valid);
+    let total: u64 = chunks.iter().map(|c| c.len as u64).sum();
+    assert_eq!(total, req.len as u64, "grant length");
+    let (lo, hi) = (e.base as u128, e.base as u128 + e.length as u128);
+    let mut va = req.va as u128;
+    for c in chunks {
+        let end = va + c.len as u128;
+        assert!(
+            lo <= va && end <= hi,
+            "chunk {c:x?} at va {va:#x} outside the region"
+        );
+        let mask = e.page_mask() as u128;
+        assert_eq!(va & !mask, (end - 1) & !mask, "chunk {c:x?} crosses a page");
+        assert_eq!(c.pa as u128 & mask, va & mask, "page offset of {c:x?}");
+        va = end;
+    }
 }
