@@ -154,127 +154,6 @@ impl<D: Synth, const A: usize> BramOutReg<D, A> {
             _out: D::default(),
         }
     }
-
-    /// DP16KD data width for this depth: (bits per block, address bits the
-    /// block decodes).
-    fn geometry() -> (usize, usize) {
-        match A {
-            0..=10 => (18, 10),
-            11 => (9, 11),
-            12 => (4, 12),
-            13 => (2, 13),
-            _ => (1, 14),
-        }
-    }
-
-    /// The ECP5 form: DP16KD columns (and rows for `A > 14`).
-    fn dp16kd_verilog() -> String {
-        let w = D::BITS;
-        let (bw, ab) = Self::geometry();
-        let cols = w.div_ceil(bw);
-        let lo = A.min(14); // address bits inside one block
-        let rows = 1usize << (A - lo);
-        // 14-bit port address: word address at [13 : 14 - ab], zeros above
-        // a short address, and below it zeros (read) or the byte enables of
-        // the 18-bit mode (write: both bytes on).
-        let port_addr = |sig: &str, write: bool| -> String {
-            let mut parts = Vec::new();
-            if ab > lo {
-                parts.push(format!("{}'b0", ab - lo));
-            }
-            parts.push(format!("{sig}[{}:0]", lo - 1));
-            let below = 14 - ab;
-            if below > 0 {
-                if write && bw == 18 {
-                    parts.push(format!("{}'b0", below - 2));
-                    parts.push("2'b11".into());
-                } else {
-                    parts.push(format!("{below}'b0"));
-                }
-            }
-            format!("{{{}}}", parts.join(", "))
-        };
-        let pad = cols * bw - w;
-        let wpad = if pad > 0 {
-            format!("{{{pad}'b0, write_data}}")
-        } else {
-            "write_data".into()
-        };
-        let di = if bw < 18 {
-            format!("{{{}'b0, wpad[c*{bw} +: {bw}]}}", 18 - bw)
-        } else {
-            format!("wpad[c*{bw} +: {bw}]")
-        };
-        let pins = |p: &str, sig: &str, n: usize| -> String {
-            (0..n)
-                .map(|i| format!(".{p}{i}({sig}[{i}])"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let (row_we, row_sel, out) = if rows > 1 {
-            let hi = A - 1;
-            (
-                format!("write_enable & (write_address[{hi}:14] == r)"),
-                format!(
-                    "reg [{hb}:0] sel1, sel2;\nalways @(posedge clock) begin\n    if (read_enable) sel1 <= read_address[{hi}:14];\n    if (output_enable) sel2 <= sel1;\nend\n",
-                    hb = A - 15
-                ),
-                format!("always @(*) read_data = dout[sel2*{} +: {w}];\n", cols * bw),
-            )
-        } else {
-            (
-                "write_enable".to_string(),
-                String::new(),
-                format!("always @(*) read_data = dout[{}:0];\n", w - 1),
-            )
-        };
-        format!(
-            r#"wire [{pm}:0] wpad = {wpad};
-wire [13:0] ada = {ada};
-wire [13:0] adb = {adb};
-wire [{dm}:0] dout;
-{row_sel}genvar r, c;
-generate
-for (r = 0; r < {rows}; r = r + 1) begin : row
-    wire we = {row_we};
-    for (c = 0; c < {cols}; c = c + 1) begin : col
-        wire [17:0] di = {di};
-        wire [17:0] dq;
-        DP16KD #(
-            .DATA_WIDTH_A({bw}), .DATA_WIDTH_B({bw}),
-            .REGMODE_A("NOREG"), .REGMODE_B("OUTREG"),
-            .RESETMODE("SYNC"), .ASYNC_RESET_RELEASE("SYNC"),
-            .CSDECODE_A("0b000"), .CSDECODE_B("0b000"),
-            .WRITEMODE_A("NORMAL"), .WRITEMODE_B("NORMAL"),
-            .GSR("DISABLED")
-        ) ram (
-            .CLKA(clock), .CEA(1'b1), .OCEA(1'b1), .WEA(we), .RSTA(1'b0),
-            .CSA0(1'b0), .CSA1(1'b0), .CSA2(1'b0),
-            {pada}, {pdia},
-            .CLKB(clock), .CEB(read_enable), .OCEB(output_enable), .WEB(1'b0), .RSTB(1'b0),
-            .CSB0(1'b0), .CSB1(1'b0), .CSB2(1'b0),
-            {padb}, {pdib}, {pdob}
-        );
-        assign dout[(r*{cols} + c)*{bw} +: {bw}] = dq[{bm}:0];
-    end
-end
-endgenerate
-{out}"#,
-            pm = cols * bw - 1,
-            ada = port_addr("write_address", true),
-            adb = port_addr("read_address", false),
-            dm = rows * cols * bw - 1,
-            bm = bw - 1,
-            pada = pins("ADA", "ada", 14),
-            pdia = pins("DIA", "di", 18),
-            padb = pins("ADB", "adb", 14),
-            pdib = (0..18)
-                .map(|i| format!(".DIB{i}(1'b0)"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            pdob = pins("DOB", "dq", 18),
-        )
-    }
 }
 
 impl<D: Synth, const A: usize> Default for BramOutReg<D, A> {
@@ -307,7 +186,21 @@ impl<D: Synth, const A: usize> Logic for BramOutReg<D, A> {
         Verilog::Custom(format!(
             "`ifdef {define}\n{ecp5}`else\nreg [{msb}:0] mem [0:{last}];\nreg [{msb}:0] stage;\n\nalways @(posedge clock) begin\n    if (write_enable) mem[write_address] <= write_data;\n    if (read_enable) stage <= mem[read_address];\n    if (output_enable) read_data <= stage;\nend\n`endif\n",
             define = ECP5_DP16KD_DEFINE,
-            ecp5 = Self::dp16kd_verilog(),
+            ecp5 = dp16kd_outreg(
+                &Dp16kdPorts {
+                    label: "bram",
+                    we: "write_enable",
+                    wa: "write_address",
+                    wd: "write_data",
+                    ce: "read_enable",
+                    ra: "read_address",
+                    oce: "output_enable",
+                    q: "bram_q",
+                },
+                D::BITS,
+                A,
+                0,
+            ) + "always @(*) read_data = bram_q;\n",
             msb = D::BITS - 1,
             last = (1usize << A) - 1
         ))
@@ -330,86 +223,148 @@ impl<D: Synth, const A: usize> Logic for BramOutReg<D, A> {
     }
 }
 
-/// Verilog text for a `2^a`-word (`a` ≤ 10) RAM of `bits` data bits as
-/// ECP5 `DP16KD` primitives in 18-bit mode with the output register on
-/// (`REGMODE_B "OUTREG"`), for generated leaves (the CSR block) that hold
-/// several such RAMs in one module; [`BramOutReg`] is the widget form.
-/// Port A writes `wd` at `wa` when `we`; port B reads `ra` when `ce` and the
-/// output register takes the word at every edge, so the wire `q` (declared
-/// here, `bits` wide) holds the word two edges after its address. Every
-/// word starts as `init`. Signal names are made unique with `label`.
-pub fn dp16kd_outreg_1k(
-    label: &str,
-    bits: usize,
-    a: usize,
-    init: u64,
-    [we, wa, wd]: [&str; 3],
-    [ce, ra]: [&str; 2],
-    q: &str,
-) -> String {
+/// The signals an ECP5 `DP16KD` block RAM (with its output register)
+/// connects to: write enable / address / data, read clock enable /
+/// address, output-register enable, and the name of the read-data wire
+/// the Verilog declares. `label` prefixes every internal name, so several
+/// RAMs can share a module.
+pub struct Dp16kdPorts<'a> {
+    pub label: &'a str,
+    pub we: &'a str,
+    pub wa: &'a str,
+    pub wd: &'a str,
+    pub ce: &'a str,
+    pub ra: &'a str,
+    pub oce: &'a str,
+    pub q: &'a str,
+}
+
+/// DP16KD data width for `a` address bits: (bits per block, address bits
+/// the block decodes).
+fn dp16kd_geometry(a: usize) -> (usize, usize) {
+    match a {
+        0..=10 => (18, 10),
+        11 => (9, 11),
+        12 => (4, 12),
+        13 => (2, 13),
+        _ => (1, 14),
+    }
+}
+
+/// A `w`-bit, `2^a`-deep RAM of ECP5 `DP16KD` blocks read through their
+/// output register (`REGMODE_B = "OUTREG"`): columns for the width, rows
+/// for `a > 14`. Every word starts at `init` (non-zero only in the 18-bit
+/// mode of one row: `a <= 10`, `w <= 64`). Used by [`BramOutReg`] and by
+/// the CSR block's context RAMs.
+pub fn dp16kd_outreg(p: &Dp16kdPorts, w: usize, a: usize, init: u64) -> String {
     use std::fmt::Write;
-    assert!((1..=10).contains(&a), "dp16kd_outreg_1k: {a} address bits");
-    assert!((1..=64).contains(&bits));
-    let cols = bits.div_ceil(18);
-    let mut s = String::new();
-    writeln!(s, "wire [{}:0] {q};", bits - 1).unwrap();
-    let pad = cols * 18 - bits;
-    let wpad = if pad > 0 {
-        format!("{{{pad}'b0, {wd}}}")
-    } else {
-        wd.to_string()
-    };
-    writeln!(s, "wire [{}:0] {label}_wd = {wpad};", cols * 18 - 1).unwrap();
-    writeln!(s, "wire [{}:0] {label}_dq;", cols * 18 - 1).unwrap();
-    writeln!(s, "assign {q} = {label}_dq[{}:0];", bits - 1).unwrap();
-    // 18-bit mode: word address at [13:4], byte enables at [1:0].
-    let hi = if a < 10 {
-        format!("{}'b0, ", 10 - a)
-    } else {
-        String::new()
-    };
-    writeln!(
-        s,
-        "wire [13:0] {label}_ada = {{{hi}{wa}[{}:0], 2'b0, 2'b11}};\nwire [13:0] {label}_adb = {{{hi}{ra}[{}:0], 4'b0}};",
-        a - 1,
-        a - 1
-    )
-    .unwrap();
-    for c in 0..cols {
-        let word = (init >> (18 * c)) & 0x3FFFF;
-        let mut inits = String::new();
-        if word != 0 {
-            // 16 words of 18 bits per INITVAL, each in a 20-bit slot.
-            let slot = format!("{word:05x}").repeat(16);
-            for i in 0..64 {
-                write!(inits, ".INITVAL_{i:02X}(320'h{slot}), ").unwrap();
+    assert!((1..=16).contains(&a), "dp16kd_outreg: {a} address bits");
+    let (bw, ab) = dp16kd_geometry(a);
+    let cols = w.div_ceil(bw);
+    let lo = a.min(14); // address bits inside one block
+    let rows = 1usize << (a - lo);
+    assert!(
+        init == 0 || (bw == 18 && rows == 1 && w <= 64),
+        "dp16kd_outreg: an initial value needs the 18-bit mode"
+    );
+    let l = p.label;
+    // 14-bit port address: word address at [13 : 14 - ab], zeros above a
+    // short address, and below it zeros (read) or the byte enables of the
+    // 18-bit mode (write: both bytes on).
+    let port_addr = |sig: &str, write: bool| -> String {
+        let mut parts = Vec::new();
+        if ab > lo {
+            parts.push(format!("{}'b0", ab - lo));
+        }
+        parts.push(format!("{sig}[{}:0]", lo - 1));
+        let below = 14 - ab;
+        if below > 0 {
+            if write && bw == 18 {
+                parts.push(format!("{}'b0", below - 2));
+                parts.push("2'b11".into());
+            } else {
+                parts.push(format!("{below}'b0"));
             }
         }
-        let pins = |p: &str, sig: String, n: usize| -> String {
-            (0..n)
-                .map(|i| format!(".{p}{i}({sig}[{i}])"))
-                .collect::<Vec<_>>()
-                .join(", ")
+        format!("{{{}}}", parts.join(", "))
+    };
+    let pins = |pin: &str, sig: &str, n: usize| -> String {
+        (0..n)
+            .map(|i| format!(".{pin}{i}({sig}[{i}])"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let pad = cols * bw - w;
+    let mut s = String::new();
+    writeln!(
+        s,
+        "wire [{}:0] {l}_wpad = {};\nwire [13:0] {l}_ada = {};\nwire [13:0] {l}_adb = {};\nwire [{}:0] {l}_dout;",
+        cols * bw - 1,
+        if pad > 0 { format!("{{{pad}'b0, {}}}", p.wd) } else { p.wd.to_string() },
+        port_addr(p.wa, true),
+        port_addr(p.ra, false),
+        rows * cols * bw - 1
+    )
+    .unwrap();
+    for r in 0..rows {
+        let we = if rows > 1 {
+            format!("{} & ({}[{}:14] == {r})", p.we, p.wa, a - 1)
+        } else {
+            p.we.to_string()
         };
+        for c in 0..cols {
+            let word = (init >> (18 * c).min(63)) & if 18 * c < 64 { 0x3FFFF } else { 0 };
+            let mut inits = String::new();
+            if word != 0 {
+                // 16 words of 18 bits per INITVAL, each in a 20-bit slot.
+                let slot = format!("{word:05x}").repeat(16);
+                for i in 0..64 {
+                    write!(inits, ".INITVAL_{i:02X}(320'h{slot}), ").unwrap();
+                }
+            }
+            let n = format!("{l}_{r}_{c}");
+            let di = (0..18)
+                .map(|i| {
+                    if i < bw {
+                        format!(".DIA{i}({l}_wpad[{}])", c * bw + i)
+                    } else {
+                        format!(".DIA{i}(1'b0)")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            writeln!(
+                s,
+                "wire [17:0] {n}_dq;\nDP16KD #({inits}.DATA_WIDTH_A({bw}), .DATA_WIDTH_B({bw}), .REGMODE_A(\"NOREG\"), .REGMODE_B(\"OUTREG\"), .RESETMODE(\"SYNC\"), .ASYNC_RESET_RELEASE(\"SYNC\"), .CSDECODE_A(\"0b000\"), .CSDECODE_B(\"0b000\"), .WRITEMODE_A(\"NORMAL\"), .WRITEMODE_B(\"NORMAL\"), .GSR(\"DISABLED\")) {n} (\n    .CLKA(clock), .CEA(1'b1), .OCEA(1'b1), .WEA({we}), .RSTA(1'b0), .CSA0(1'b0), .CSA1(1'b0), .CSA2(1'b0),\n    {}, {di},\n    .CLKB(clock), .CEB({}), .OCEB({}), .WEB(1'b0), .RSTB(1'b0), .CSB0(1'b0), .CSB1(1'b0), .CSB2(1'b0),\n    {}, {}, {}\n);\nassign {l}_dout[{}:{}] = {n}_dq[{}:0];",
+                pins("ADA", &format!("{l}_ada"), 14),
+                p.ce,
+                p.oce,
+                pins("ADB", &format!("{l}_adb"), 14),
+                (0..18).map(|i| format!(".DIB{i}(1'b0)")).collect::<Vec<_>>().join(", "),
+                pins("DOB", &format!("{n}_dq"), 18),
+                (r * cols + c) * bw + bw - 1,
+                (r * cols + c) * bw,
+                bw - 1
+            )
+            .unwrap();
+        }
+    }
+    if rows > 1 {
         writeln!(
             s,
-            "DP16KD #({inits}.DATA_WIDTH_A(18), .DATA_WIDTH_B(18), .REGMODE_A(\"NOREG\"), .REGMODE_B(\"OUTREG\"), .RESETMODE(\"SYNC\"), .ASYNC_RESET_RELEASE(\"SYNC\"), .CSDECODE_A(\"0b000\"), .CSDECODE_B(\"0b000\"), .WRITEMODE_A(\"NORMAL\"), .WRITEMODE_B(\"NORMAL\"), .GSR(\"DISABLED\")) {label}_{c} (\n    .CLKA(clock), .CEA(1'b1), .OCEA(1'b1), .WEA({we}), .RSTA(1'b0), .CSA0(1'b0), .CSA1(1'b0), .CSA2(1'b0),\n    {}, {},\n    .CLKB(clock), .CEB({ce}), .OCEB(1'b1), .WEB(1'b0), .RSTB(1'b0), .CSB0(1'b0), .CSB1(1'b0), .CSB2(1'b0),\n    {}, {}, {}\n);",
-            pins("ADA", format!("{label}_ada"), 14),
-            (0..18)
-                .map(|i| format!(".DIA{i}({label}_wd[{}])", 18 * c + i))
-                .collect::<Vec<_>>()
-                .join(", "),
-            pins("ADB", format!("{label}_adb"), 14),
-            (0..18)
-                .map(|i| format!(".DIB{i}(1'b0)"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            (0..18)
-                .map(|i| format!(".DOB{i}({label}_dq[{}])", 18 * c + i))
-                .collect::<Vec<_>>()
-                .join(", "),
+            "reg [{hb}:0] {l}_sel1, {l}_sel2;\nalways @(posedge clock) begin\n    if ({ce}) {l}_sel1 <= {ra}[{hi}:14];\n    if ({oce}) {l}_sel2 <= {l}_sel1;\nend\nwire [{}:0] {q} = {l}_dout[{l}_sel2*{} +: {w}];",
+            w - 1,
+            cols * bw,
+            hb = a - 15,
+            hi = a - 1,
+            ce = p.ce,
+            ra = p.ra,
+            oce = p.oce,
+            q = p.q,
         )
         .unwrap();
+    } else {
+        writeln!(s, "wire [{}:0] {} = {l}_dout[{}:0];", w - 1, p.q, w - 1).unwrap();
     }
     s
 }

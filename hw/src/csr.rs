@@ -835,14 +835,20 @@ impl Plan {
             )
             .unwrap();
             writeln!(s, "`ifdef {}", crate::bram::ECP5_DP16KD_DEFINE).unwrap();
-            s.push_str(&crate::bram::dp16kd_outreg_1k(
-                &format!("cm{k}"),
+            s.push_str(&crate::bram::dp16kd_outreg(
+                &crate::bram::Dp16kdPorts {
+                    label: &format!("cm{k}"),
+                    we: &format!("we{k}"),
+                    wa: "cw_a",
+                    wd: &format!("wd{k}"),
+                    ce: "rd_en",
+                    ra: "r_qpn",
+                    oce: "1'b1",
+                    q: &format!("qc2_{k}"),
+                },
                 c.bits,
                 qa,
                 reset,
-                [&format!("we{k}"), "cw_a", &format!("wd{k}")],
-                ["rd_en", "r_qpn"],
-                &format!("qc2_{k}"),
             ));
             writeln!(
                 s,
@@ -867,14 +873,20 @@ impl Plan {
             };
             if store == QpStore::BramOutReg {
                 writeln!(s, "`ifdef {}", crate::bram::ECP5_DP16KD_DEFINE).unwrap();
-                s.push_str(&crate::bram::dp16kd_outreg_1k(
-                    &format!("dm{k}"),
+                s.push_str(&crate::bram::dp16kd_outreg(
+                    &crate::bram::Dp16kdPorts {
+                        label: &format!("dm{k}"),
+                        we: &format!("we{k}"),
+                        wa: "cw_a",
+                        wd: &format!("wd{k}"),
+                        ce: "1'b1",
+                        ra: "qp_rd_addr",
+                        oce: "1'b1",
+                        q: &format!("qd{k}"),
+                    },
                     c.bits,
                     qa,
                     reset,
-                    [&format!("we{k}"), "cw_a", &format!("wd{k}")],
-                    ["1'b1", "qp_rd_addr"],
-                    &format!("qd{k}"),
                 ));
                 writeln!(s, "`else").unwrap();
             }
