@@ -37,7 +37,7 @@
 use crate::crc32::{Crc32, PAD_BITS};
 use crate::fifo::SyncFifo;
 use crate::gf2;
-use crate::prim::{LogicRom, XorMatrix};
+use crate::prim::{Counter32, LogicRom, XorMatrix};
 use crate::rx_prim::{
     BeatMask, ByteRealign, ByteSelect, HeaderCapture, OnesSum, CSUM_WORDS, HDR_BITS,
 };
@@ -606,7 +606,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     o_deth_qkey: ByteSelect<EXT_BITS, 32>,
     o_deth_srcqp: ByteSelect<EXT_BITS, 24>,
     frames: DFF<Bits<8>>,
-    counts: Vec<DFF<Bits<32>>>,
+    counts: Vec<Counter32>,
     onehot: Signal<Local, Bits<16>>,
     jobs: SyncFifo<RxJob, 4, 5>,
     // --- payload reader ---
@@ -1117,7 +1117,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.ram.write_clock.next = self.clock.val();
         for i in 0..self.counts.len() {
             self.counts[i].clock.next = self.clock.val();
-            self.counts[i].d.next = self.counts[i].q.val();
+            self.counts[i].clear.next = self.reset.val();
         }
 
         // ---- Input: a beat every cycle the buffer and descriptor credits allow.
@@ -1649,23 +1649,20 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         // Counters.
         self.onehot.next = bit_cast::<16, 1>(true.into()) << self.reason.val();
         for i in 0..self.counts.len() {
-            if self.hdr_take.val() & self.onehot.val().get_bit(i) {
-                self.counts[i].d.next = self.counts[i].q.val() + 1;
-            }
+            self.counts[i].inc.next = self.hdr_take.val() & self.onehot.val().get_bit(i);
         }
-        if self.hdr_take.val() & (self.reason.val() == self.c_r_none.val()) {
-            self.counts[9].d.next = self.counts[9].q.val() + 1;
-        }
-        self.cnt_not_roce.next = self.counts[0].q.val();
-        self.cnt_truncated.next = self.counts[1].q.val();
-        self.cnt_bad_ip_checksum.next = self.counts[2].q.val();
-        self.cnt_ip_options.next = self.counts[3].q.val();
-        self.cnt_bad_length.next = self.counts[4].q.val();
-        self.cnt_bad_tver.next = self.counts[5].q.val();
-        self.cnt_unknown_opcode.next = self.counts[6].q.val();
-        self.cnt_bad_padcnt.next = self.counts[7].q.val();
-        self.cnt_bad_icrc.next = self.counts[8].q.val();
-        self.cnt_accept.next = self.counts[9].q.val();
+        self.counts[9].inc.next = self.hdr_take.val()
+            & (self.onehot.val().get_bit(9) | (self.reason.val() == self.c_r_none.val()));
+        self.cnt_not_roce.next = self.counts[0].count.val();
+        self.cnt_truncated.next = self.counts[1].count.val();
+        self.cnt_bad_ip_checksum.next = self.counts[2].count.val();
+        self.cnt_ip_options.next = self.counts[3].count.val();
+        self.cnt_bad_length.next = self.counts[4].count.val();
+        self.cnt_bad_tver.next = self.counts[5].count.val();
+        self.cnt_unknown_opcode.next = self.counts[6].count.val();
+        self.cnt_bad_padcnt.next = self.counts[7].count.val();
+        self.cnt_bad_icrc.next = self.counts[8].count.val();
+        self.cnt_accept.next = self.counts[9].count.val();
         // Frames in flight, for the input credit.
         if (self.fire.val() & self.s_axis.tlast.val()) & !self.hdr_take.val() {
             self.frames.d.next = self.frames.q.val() + 1;
@@ -1764,9 +1761,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.job_active.d.next = false;
             self.r_valid.d.next = false;
             self.ob_cnt.d.next = 0.into();
-            for i in 0..self.counts.len() {
-                self.counts[i].d.next = 0.into();
-            }
         }
     }
 }
