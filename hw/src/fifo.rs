@@ -6,7 +6,8 @@
 //! words in distributed RAM ([`LutRam`], asynchronous read) and moves the
 //! head word into an output register whenever that register is free or
 //! being emptied, so every path is short: a pointer register straight into
-//! the RAM address, and one enable computed from a 2-pointer compare.
+//! the RAM address, and the full / non-empty flags registered, decided from
+//! an occupancy register's compares and the cycle's store and load.
 //!
 //! Capacity: `2^A + 1` words (the RAM plus the output register). `AP1 =
 //! A + 1` is the pointer width (checked in `new()`). A written word appears
@@ -35,11 +36,15 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     /// The RAM is full / holds a word, as of this cycle (registered).
     full_q: DFF<Bit>,
     nonempty_q: DFF<Bit>,
+    /// Words in the RAM (`wptr - rptr`), kept as its own register so the
+    /// flags above are decided from compares on flip-flops and the cycle's
+    /// store/load, with no pointer arithmetic in between.
+    occ: DFF<Bits<AP1>>,
     ram_empty: Signal<Local, Bit>,
     store: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
     addr_mask: Constant<Bits<AP1>>,
-    wrap: Constant<Bits<AP1>>,
+    one_less: Constant<Bits<AP1>>,
 }
 
 impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
@@ -65,11 +70,12 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             out_data: Default::default(),
             full_q: Default::default(),
             nonempty_q: Default::default(),
+            occ: Default::default(),
             ram_empty: Default::default(),
             store: Default::default(),
             load: Default::default(),
             addr_mask: Constant::new(((1u64 << A) - 1).into()),
-            wrap: Constant::new((1u64 << A).into()),
+            one_less: Constant::new(((1u64 << A) - 1).into()),
         }
     }
 }
@@ -83,7 +89,7 @@ impl<D: Synth, const A: usize, const AP1: usize> Default for SyncFifo<D, A, AP1>
 impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wptr, rptr, out_valid, out_data, full_q, nonempty_q);
+        dff_setup!(self, clock, wptr, rptr, out_valid, out_data, full_q, nonempty_q, occ);
         clock!(self, clock, ram);
         // RAM full / empty, from flip-flops (set from the next pointers below).
         self.full.next = self.full_q.q.val();
@@ -108,14 +114,24 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
         }
         self.data_out.next = self.out_data.q.val();
         self.empty.next = !self.out_valid.q.val();
+        // The RAM's occupancy and flags move by one word at most.
+        if self.store.val() & !self.load.val() {
+            self.occ.d.next = self.occ.q.val() + 1;
+            self.full_q.d.next = self.occ.q.val() == self.one_less.val();
+            self.nonempty_q.d.next = true;
+        } else if self.load.val() & !self.store.val() {
+            self.occ.d.next = self.occ.q.val() - 1;
+            self.full_q.d.next = false;
+            self.nonempty_q.d.next = self.occ.q.val() != 1;
+        }
         if self.reset.val() {
             self.wptr.d.next = 0.into();
             self.rptr.d.next = 0.into();
             self.out_valid.d.next = false;
+            self.occ.d.next = 0.into();
+            self.full_q.d.next = false;
+            self.nonempty_q.d.next = false;
         }
-        // RAM full: the pointers differ only in their wrap bit.
-        self.full_q.d.next = (self.wptr.d.val() ^ self.rptr.d.val()) == self.wrap.val();
-        self.nonempty_q.d.next = self.wptr.d.val() != self.rptr.d.val();
     }
 }
 
@@ -128,5 +144,65 @@ mod tests {
         let mut uut = SyncFifo::<Bits<33>, 5, 6>::new();
         uut.connect_all();
         yosys_validate("sync_fifo", &generate_verilog(&uut)).unwrap();
+    }
+
+    #[test]
+    fn sync_fifo_matches_a_queue() {
+        // Capacity 2^2 + 1 = 5 words: a 4-word RAM and the output register.
+        // Random writes and reads (phases that fill it, drain it, and hold
+        // it steady) against the module's documented behaviour, cycle by
+        // cycle: a word stored at one edge can move to the output register
+        // at the next (when it is free or being read), `full` is the RAM
+        // holding 4 words, `empty` is the output register holding none.
+        type F = SyncFifo<Bits<8>, 2, 3>;
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<F>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut sim: Sim<F>| {
+            let mut x = sim.init()?;
+            let mut ram = std::collections::VecDeque::<u64>::new();
+            let mut out: Option<u64> = None;
+            let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+            let (mut next, mut fulls, mut reads) = (0u64, 0, 0);
+            x.reset.next = true;
+            wait_clock_cycle!(sim, clock, x);
+            x.reset.next = false;
+            for cycle in 0..4000u64 {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let (wp, rp) = match (cycle / 200) % 3 {
+                    0 => (7, 2),
+                    1 => (2, 7),
+                    _ => (4, 4),
+                };
+                let write = rng % 8 < wp;
+                let read = (rng >> 8) % 8 < rp;
+                sim_assert_eq!(sim, x.empty.val(), out.is_none(), x);
+                sim_assert_eq!(sim, x.full.val(), ram.len() == 4, x);
+                if let Some(w) = out {
+                    sim_assert_eq!(sim, x.data_out.val().index() as u64, w, x);
+                }
+                x.write.next = write;
+                x.data_in.next = next.into();
+                x.read.next = read;
+                wait_clock_cycle!(sim, clock, x);
+                let store = write && ram.len() < 4;
+                let taken = read && out.is_some();
+                if !ram.is_empty() && (out.is_none() || read) {
+                    out = ram.pop_front();
+                } else if taken {
+                    out = None;
+                }
+                if store {
+                    ram.push_back(next);
+                    next = (next + 1) & 0xff;
+                }
+                fulls += (ram.len() == 4) as u32;
+                reads += taken as u32;
+            }
+            sim_assert!(sim, fulls > 50 && reads > 1000, x);
+            sim.done(x)
+        });
+        sim.run(Box::new(F::new()), 200_000).unwrap();
     }
 }
