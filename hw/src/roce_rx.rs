@@ -34,6 +34,7 @@
 //! depends on `s_axis.tvalid`. Payloads must fit the buffer
 //! (`2^A` beats less a margin of [`MARGIN`]).
 
+use crate::bram::BramOutReg;
 use crate::crc32::{Crc32, PAD_BITS};
 use crate::fifo::SyncFifo;
 use crate::gf2;
@@ -302,6 +303,12 @@ pub struct RxJob {
 const EXT_BITS: usize = 224;
 
 /// The receive parser. `A` is log2 of the frame buffer in beats, `AP1 = A + 1`.
+/// Address bits of the payload output FIFOs: deep enough for every beat
+/// issued and not yet taken (two RAM stages, `r_*`, the FIFO's own).
+const OB_A: usize = 3;
+/// Beats the payload reader may have issued and not yet seen taken.
+const OB_DEPTH: u64 = 1 << OB_A;
+
 #[derive(LogicBlock)]
 pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     pub clock: Signal<In, Clock>,
@@ -578,7 +585,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     w_valid: DFF<Bit>,
     w_data: DFF<Bits<W>>,
     wptr: DFF<Bits<16>>,
-    ram: RAM<Bits<W>, A>,
+    ram: BramOutReg<Bits<W>, A>,
     r_entry: DFF<RxEntry>,
     entries: SyncFifo<RxEntry, 5, 6>,
     csums: SyncFifo<Bit, 5, 6>,
@@ -628,10 +635,14 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     r_valid: DFF<Bit>,
     r_keep: DFF<Bits<K>>,
     r_last: DFF<Bit>,
+    // The RAM word leaves its output register a cycle after `r_*`.
+    r2_valid: DFF<Bit>,
+    r2_keep: DFF<Bits<K>>,
+    r2_last: DFF<Bit>,
     ob_cnt: DFF<Bits<4>>,
-    ob_data: SyncFifo<Bits<W>, 2, 3>,
-    ob_keep: SyncFifo<Bits<K>, 2, 3>,
-    ob_last: SyncFifo<Bit, 2, 3>,
+    ob_data: SyncFifo<Bits<W>, OB_A, { OB_A + 1 }>,
+    ob_keep: SyncFifo<Bits<K>, OB_A, { OB_A + 1 }>,
+    ob_last: SyncFifo<Bit, OB_A, { OB_A + 1 }>,
     // Constants.
     c_tpid: Constant<Bits<16>>,
     c_tpid_ad: Constant<Bits<16>>,
@@ -654,6 +665,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     c_kmask: Constant<Bits<18>>,
     c_log2k: Constant<Bits<8>>,
     c_ones: Constant<Bits<K>>,
+    c_ob_depth: Constant<Bits<4>>,
     c_ver4: Constant<Bits<8>>,
     c_ver6: Constant<Bits<8>>,
     c_ihl_min: Constant<Bits<8>>,
@@ -968,7 +980,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             w_valid: Default::default(),
             w_data: Default::default(),
             wptr: Default::default(),
-            ram: RAM::new(BTreeMap::new()),
+            ram: BramOutReg::new(),
             r_entry: Default::default(),
             entries: SyncFifo::new(),
             csums: SyncFifo::new(),
@@ -1030,6 +1042,9 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             r_valid: Default::default(),
             r_keep: Default::default(),
             r_last: Default::default(),
+            r2_valid: Default::default(),
+            r2_keep: Default::default(),
+            r2_last: Default::default(),
             ob_cnt: Default::default(),
             ob_data: SyncFifo::new(),
             ob_keep: SyncFifo::new(),
@@ -1055,6 +1070,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             c_kmask: k18(K - 1),
             c_log2k: Constant::new((K.trailing_zeros() as u64).into()),
             c_ones: Constant::new(Bits::<K>::mask()),
+            c_ob_depth: Constant::new(OB_DEPTH.into()),
             c_ver4: Constant::new(4u64.into()),
             c_ver6: Constant::new(6u64.into()),
             c_ihl_min: Constant::new(((ipv4::HEADER_LEN / 4) as u64).into()),
@@ -1110,11 +1126,10 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             t_udp5, t_l3_5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5,
             flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done, prev,
             fl_pending, fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames, job_active, job,
-            rptr, r_valid, r_keep, r_last, ob_cnt, prev_end, prev_end1, left, left_none, left_one
+            rptr, r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1, left, left_none, left_one
         );
         clock!(self, clock, cap, csum, crc, entries, csums, jobs, ob_data, ob_keep, ob_last);
-        self.ram.read_clock.next = self.clock.val();
-        self.ram.write_clock.next = self.clock.val();
+        self.ram.clock.next = self.clock.val();
         for i in 0..self.counts.len() {
             self.counts[i].clock.next = self.clock.val();
             self.counts[i].clear.next = self.reset.val();
@@ -1675,7 +1690,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.issue.next = self.job_active.q.val()
             & self.job.q.val().accept
             & !self.left_none.q.val()
-            & (self.ob_cnt.q.val() < 4);
+            & (self.ob_cnt.q.val() < self.c_ob_depth.val());
         self.finishing.next = self.job_active.q.val()
             & (!self.job.q.val().accept
                 | self.left_none.q.val()
@@ -1702,6 +1717,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.rptr.d.next = self.rptr.q.val() + 1;
         }
         self.ram.read_address.next = bit_cast::<A, 16>(self.rptr.q.val());
+        self.ram.read_enable.next = true;
+        self.ram.output_enable.next = true;
         self.r_valid.d.next = self.issue.val();
         self.r_last.d.next = self.left_one.q.val();
         if self.left_one.q.val() {
@@ -1709,12 +1726,15 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         } else {
             self.r_keep.d.next = self.c_ones.val();
         }
-        self.ob_data.write.next = self.r_valid.q.val();
+        self.r2_valid.d.next = self.r_valid.q.val();
+        self.r2_keep.d.next = self.r_keep.q.val();
+        self.r2_last.d.next = self.r_last.q.val();
+        self.ob_data.write.next = self.r2_valid.q.val();
         self.ob_data.data_in.next = self.ram.read_data.val();
-        self.ob_keep.write.next = self.r_valid.q.val();
-        self.ob_keep.data_in.next = self.r_keep.q.val();
-        self.ob_last.write.next = self.r_valid.q.val();
-        self.ob_last.data_in.next = self.r_last.q.val();
+        self.ob_keep.write.next = self.r2_valid.q.val();
+        self.ob_keep.data_in.next = self.r2_keep.q.val();
+        self.ob_last.write.next = self.r2_valid.q.val();
+        self.ob_last.data_in.next = self.r2_last.q.val();
         self.m_axis.tvalid.next = !self.ob_data.empty.val();
         self.m_axis.tdata.next = self.ob_data.data_out.val();
         self.m_axis.tkeep.next = self.ob_keep.data_out.val();
@@ -1760,6 +1780,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.frames.d.next = 0.into();
             self.job_active.d.next = false;
             self.r_valid.d.next = false;
+            self.r2_valid.d.next = false;
             self.ob_cnt.d.next = 0.into();
         }
     }
