@@ -376,6 +376,19 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     t1: DFF<Bits<PAD_BITS>>,
     et_o: ByteSelect<HDR_BITS, 16>,
     et_i: ByteSelect<HDR_BITS, 16>,
+    // The layout's EtherType flags, decided from the beat that brings the
+    // bytes (S0) and registered with the capture, so S1's field selects
+    // start from flip-flops (`o_*`: the outer EtherType; `i_*`: the one
+    // after a VLAN tag).
+    et_o0: ByteSelect<W, 16>,
+    et_i0: ByteSelect<W, 16>,
+    o_tag: DFF<Bit>,
+    o_v6: DFF<Bit>,
+    o_v4: DFF<Bit>,
+    i_v6: DFF<Bit>,
+    i_v4: DFF<Bit>,
+    c_b_o: Constant<Bits<16>>,
+    c_b_i: Constant<Bits<16>>,
     tagged1: Signal<Local, Bit>,
     v6_1: Signal<Local, Bit>,
     v4_1: Signal<Local, Bit>,
@@ -779,6 +792,15 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             t1: Default::default(),
             et_o: ByteSelect::fixed(ethernet::field::ETHERTYPE.start),
             et_i: ByteSelect::fixed(ethernet::field::INNER_ETHERTYPE.start),
+            et_o0: ByteSelect::fixed(ethernet::field::ETHERTYPE.start % K),
+            et_i0: ByteSelect::fixed(ethernet::field::INNER_ETHERTYPE.start % K),
+            o_tag: Default::default(),
+            o_v6: Default::default(),
+            o_v4: Default::default(),
+            i_v6: Default::default(),
+            i_v4: Default::default(),
+            c_b_o: Constant::new(((ethernet::field::ETHERTYPE.start / K) as u64).into()),
+            c_b_i: Constant::new(((ethernet::field::INNER_ETHERTYPE.start / K) as u64).into()),
             tagged1: Default::default(),
             v6_1: Default::default(),
             v4_1: Default::default(),
@@ -1111,7 +1133,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ready_r, in_b, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2,
+            self, clock, ready_r, in_b, o_tag, o_v6, o_v4, i_v6, i_v4, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2,
             sel2, et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2,
             usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
             b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
@@ -1155,19 +1177,34 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.t1.d.next = self.top_byte.y.val();
         self.l1.d.next = self.s_axis.tlast.val();
         self.b1.d.next = self.in_b.q.val();
+        self.et_o0.x.next = self.s_axis.tdata.val();
+        self.et_o0.sel.next = 0.into();
+        self.et_i0.x.next = self.s_axis.tdata.val();
+        self.et_i0.sel.next = 0.into();
+        if self.fire.val() & (self.in_b.q.val() == self.c_b_o.val()) {
+            self.o_tag.d.next = self.et_o0.y.val() == self.c_tpid.val();
+            self.o_v6.d.next = self.et_o0.y.val() == self.c_et6.val();
+            self.o_v4.d.next = self.et_o0.y.val() == self.c_et4.val();
+        }
+        if self.fire.val() & (self.in_b.q.val() == self.c_b_i.val()) {
+            self.i_v6.d.next = self.et_i0.y.val() == self.c_et6.val();
+            self.i_v4.d.next = self.et_i0.y.val() == self.c_et4.val();
+        }
 
         // ---- S1: layout and header fields (the capture includes this beat).
         self.et_o.x.next = self.cap.v.val();
         self.et_o.sel.next = 0.into();
         self.et_i.x.next = self.cap.v.val();
         self.et_i.sel.next = 0.into();
-        self.tagged1.next = self.et_o.y.val() == self.c_tpid.val();
+        // The EtherType flags describe the same bytes as the capture: the
+        // last frame that reached each of the two beats.
+        self.tagged1.next = self.o_tag.q.val();
         if self.tagged1.val() {
-            self.v6_1.next = self.et_i.y.val() == self.c_et6.val();
-            self.v4_1.next = self.et_i.y.val() == self.c_et4.val();
+            self.v6_1.next = self.i_v6.q.val();
+            self.v4_1.next = self.i_v4.q.val();
         } else {
-            self.v6_1.next = self.et_o.y.val() == self.c_et6.val();
-            self.v4_1.next = self.et_o.y.val() == self.c_et4.val();
+            self.v6_1.next = self.o_v6.q.val();
+            self.v4_1.next = self.o_v4.q.val();
         }
         if self.tagged1.val() & self.v6_1.val() {
             self.sel1.next = 3.into();
