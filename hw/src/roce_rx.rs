@@ -303,6 +303,10 @@ pub struct RxJob {
 const EXT_BITS: usize = 224;
 
 /// The receive parser. `A` is log2 of the frame buffer in beats, `AP1 = A + 1`.
+/// Edges after a descriptor is taken on `m_hdr` until the drop counters
+/// include it (the verdict is registered before the counters step).
+pub const COUNTER_LAG: usize = 1;
+
 /// Address bits of the payload output FIFOs: deep enough for every beat
 /// issued and not yet taken (two RAM stages, `r_*`, the FIFO's own).
 const OB_A: usize = 3;
@@ -536,6 +540,8 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     k5: DFF<Bits<K>>,
     l5: DFF<Bit>,
     pos5: DFF<Bits<18>>,
+    /// `pos5 + K`, one bit wider (no wrap).
+    posk5: DFF<Bits<19>>,
     len5: DFF<Bits<18>>,
     and5: DFF<Bits<W>>,
     or5: DFF<Bits<W>>,
@@ -583,7 +589,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     ver_bad5: DFF<Bit>,
     crc_done: DFF<Bit>,
     crem: Signal<Local, Bits<18>>,
-    prem: Signal<Local, Bits<18>>,
     emit: Signal<Local, Bit>,
     prev: DFF<Bits<W>>,
     realign: ByteRealign<W, K>,
@@ -628,6 +633,9 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     frames: DFF<Bits<8>>,
     counts: Vec<Counter32>,
     onehot: Signal<Local, Bits<16>>,
+    // A taken descriptor's verdict, counted a cycle later.
+    take_q: DFF<Bit>,
+    reason_q: DFF<Bits<4>>,
     jobs: SyncFifo<RxJob, 4, 5>,
     // --- payload reader ---
     job_active: DFF<Bit>,
@@ -675,6 +683,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     c_bth_icrc: Constant<Bits<18>>,
     c_udp_bth_icrc: Constant<Bits<18>>,
     c_k: Constant<Bits<18>>,
+    c_k19: Constant<Bits<19>>,
     c_kmask: Constant<Bits<18>>,
     c_log2k: Constant<Bits<8>>,
     c_ones: Constant<Bits<K>>,
@@ -943,6 +952,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             k5: Default::default(),
             l5: Default::default(),
             pos5: Default::default(),
+            posk5: Default::default(),
             len5: Default::default(),
             and5: Default::default(),
             or5: Default::default(),
@@ -988,7 +998,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ver_bad5: Default::default(),
             crc_done: Default::default(),
             crem: Default::default(),
-            prem: Default::default(),
             emit: Default::default(),
             prev: Default::default(),
             realign: ByteRealign::new(&shifts),
@@ -1049,6 +1058,8 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             frames: Default::default(),
             counts: (0..10).map(|_| Default::default()).collect(),
             onehot: Default::default(),
+            take_q: Default::default(),
+            reason_q: Default::default(),
             jobs: SyncFifo::new(),
             job_active: Default::default(),
             prev_end: Default::default(),
@@ -1089,6 +1100,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             c_bth_icrc: k18(bth::HEADER_LEN + icrc::ICRC_LEN),
             c_udp_bth_icrc: k18(udp::HEADER_LEN + bth::HEADER_LEN + icrc::ICRC_LEN),
             c_k: k18(K),
+            c_k19: Constant::new((K as u64).into()),
             c_kmask: k18(K - 1),
             c_log2k: Constant::new((K.trailing_zeros() as u64).into()),
             c_ones: Constant::new(Bits::<K>::mask()),
@@ -1133,7 +1145,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ready_r, in_b, o_tag, o_v6, o_v4, i_v6, i_v4, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2,
+            self, clock, ready_r, in_b, o_tag, o_v6, o_v4, i_v6, i_v4, take_q, reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2,
             sel2, et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2,
             usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
             b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
@@ -1142,7 +1154,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             len4, and4, or4, pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4,
             tot_lt4, frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4,
             t_l3_4, ce4, pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4,
-            flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, len5, and5, or5,
+            flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, len5, and5, or5,
             crem5, clast5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5,
             ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, tot_lt5, t_ip5, t_ihl5,
             t_udp5, t_l3_5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5,
@@ -1418,6 +1430,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.k5.d.next = self.k4.q.val();
         self.l5.d.next = self.l4.q.val();
         self.pos5.d.next = self.pos4.q.val();
+        self.posk5.d.next = bit_cast::<19, 18>(self.pos4.q.val()) + self.c_k19.val();
         self.len5.d.next = self.len4.q.val();
         self.and5.d.next = self.and4.q.val();
         self.or5.d.next = self.or4.q.val();
@@ -1497,7 +1510,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             }
         }
         // Payload: bytes [pos - K + shift, pos + shift) of the frame.
-        self.prem.next = self.peks5.q.val() - self.pos5.q.val();
         self.emit.next = self.v5.q.val()
             & (self.pos5.q.val() >= self.first5.q.val())
             & (self.peks5.q.val() > self.pos5.q.val());
@@ -1514,9 +1526,9 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.w_valid.d.next = self.emit.val() | (self.fl_pending.q.val() & self.fl_need.q.val());
         self.w_data.d.next = self.realign.y.val();
         self.fl_pending.d.next = self.v5.q.val() & self.l5.q.val();
-        self.fl_need.d.next = (self.prem.val() > self.c_k.val())
-            & (self.peks5.q.val() > self.pos5.q.val())
-            & ((self.pos5.q.val() + self.c_k.val()) >= self.first5.q.val());
+        // peks5 - pos5 > K, with peks5 > pos5: peks5 > pos5 + K.
+        self.fl_need.d.next = (bit_cast::<19, 18>(self.peks5.q.val()) > self.posk5.q.val())
+            & (self.posk5.q.val() >= bit_cast::<19, 18>(self.first5.q.val()));
         self.fl_shift.d.next = self.shift5.q.val();
 
         // The checks, in Frame::parse's order, on the frame's last beat.
@@ -1699,12 +1711,15 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.prev_end1.d.next = self.entries.data_out.val().end_ptr + 1;
         }
         // Counters.
-        self.onehot.next = bit_cast::<16, 1>(true.into()) << self.reason.val();
+        // Counters: a descriptor taken at one edge is counted at the next.
+        self.take_q.d.next = self.hdr_take.val();
+        self.reason_q.d.next = self.reason.val();
+        self.onehot.next = bit_cast::<16, 1>(true.into()) << self.reason_q.q.val();
         for i in 0..self.counts.len() {
-            self.counts[i].inc.next = self.hdr_take.val() & self.onehot.val().get_bit(i);
+            self.counts[i].inc.next = self.take_q.q.val() & self.onehot.val().get_bit(i);
         }
-        self.counts[9].inc.next = self.hdr_take.val()
-            & (self.onehot.val().get_bit(9) | (self.reason.val() == self.c_r_none.val()));
+        self.counts[9].inc.next = self.take_q.q.val()
+            & (self.onehot.val().get_bit(9) | (self.reason_q.q.val() == self.c_r_none.val()));
         self.cnt_not_roce.next = self.counts[0].count.val();
         self.cnt_truncated.next = self.counts[1].count.val();
         self.cnt_bad_ip_checksum.next = self.counts[2].count.val();
