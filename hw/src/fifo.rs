@@ -43,6 +43,15 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     ram_empty: Signal<Local, Bit>,
     store: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
+    // The flags' next values for either value of `read` (a consumer's
+    // handshake usually arrives late), so `read` only picks between them.
+    load0: Signal<Local, Bit>,
+    dm1: Signal<Local, Bit>,
+    one: Signal<Local, Bit>,
+    full0: Signal<Local, Bit>,
+    full1: Signal<Local, Bit>,
+    ne0: Signal<Local, Bit>,
+    ne1: Signal<Local, Bit>,
     addr_mask: Constant<Bits<AP1>>,
     one_less: Constant<Bits<AP1>>,
 }
@@ -74,6 +83,13 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             ram_empty: Default::default(),
             store: Default::default(),
             load: Default::default(),
+            load0: Default::default(),
+            dm1: Default::default(),
+            one: Default::default(),
+            full0: Default::default(),
+            full1: Default::default(),
+            ne0: Default::default(),
+            ne1: Default::default(),
             addr_mask: Constant::new(((1u64 << A) - 1).into()),
             one_less: Constant::new(((1u64 << A) - 1).into()),
         }
@@ -114,15 +130,31 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
         }
         self.data_out.next = self.out_data.q.val();
         self.empty.next = !self.out_valid.q.val();
-        // The RAM's occupancy and flags move by one word at most.
+        // The RAM's occupancy and flags move by one word at most. The flags
+        // are decided for `read` low (load = load0) and high (load =
+        // nonempty_q), then picked by `read`.
         if self.store.val() & !self.load.val() {
             self.occ.d.next = self.occ.q.val() + 1;
-            self.full_q.d.next = self.occ.q.val() == self.one_less.val();
-            self.nonempty_q.d.next = true;
         } else if self.load.val() & !self.store.val() {
             self.occ.d.next = self.occ.q.val() - 1;
-            self.full_q.d.next = false;
-            self.nonempty_q.d.next = self.occ.q.val() != 1;
+        }
+        self.load0.next = self.nonempty_q.q.val() & !self.out_valid.q.val();
+        self.dm1.next = self.occ.q.val() == self.one_less.val();
+        self.one.next = self.occ.q.val() == 1;
+        self.full0.next = (self.store.val() & !self.load0.val() & self.dm1.val())
+            | (self.full_q.q.val() & !(self.load0.val() & !self.store.val()));
+        self.full1.next = (self.store.val() & !self.nonempty_q.q.val() & self.dm1.val())
+            | (self.full_q.q.val() & !(self.nonempty_q.q.val() & !self.store.val()));
+        self.ne0.next = (self.store.val() & !self.load0.val())
+            | (self.nonempty_q.q.val() & !(self.load0.val() & !self.store.val() & self.one.val()));
+        self.ne1.next = self.store.val()
+            | (self.nonempty_q.q.val() & !self.one.val());
+        if self.read.val() {
+            self.full_q.d.next = self.full1.val();
+            self.nonempty_q.d.next = self.ne1.val();
+        } else {
+            self.full_q.d.next = self.full0.val();
+            self.nonempty_q.d.next = self.ne0.val();
         }
         if self.reset.val() {
             self.wptr.d.next = 0.into();
