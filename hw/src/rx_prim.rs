@@ -196,17 +196,23 @@ impl<const W: usize, const K: usize> Logic for ByteRealign<W, K> {
     }
 }
 
-/// Holds the first `slots` beats of the current frame: beat `index` is
-/// stored when `load` is high; `v` is the slots side by side (byte `i` of
-/// the frame at bits `8i+7:8i`), zero past the last slot.
+/// Holds the first `slots` beats of the current frame: each beat taken
+/// (`load`) is stored in the slot of its index within the frame; `last`
+/// with a load ends the frame, so the next load is beat 0 again. `v` is
+/// the slots side by side (byte `i` of the frame at bits `8i+7:8i`), zero
+/// past the last slot. The beat index is kept one-hot in a register, so a
+/// slot's load enable is one AND of `load` with a flip-flop.
 #[derive(LogicBlock)]
 pub struct HeaderCapture<const W: usize, const K: usize> {
     pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
     pub load: Signal<In, Bit>,
-    pub index: Signal<In, Bits<16>>,
+    pub last: Signal<In, Bit>,
     pub d: Signal<In, Bits<W>>,
     pub v: Signal<Out, Bits<HDR_BITS>>,
     _slots: Vec<Bits<W>>,
+    /// Index of the next beat within the frame (saturating past the slots).
+    _next: usize,
 }
 
 impl<const W: usize, const K: usize> HeaderCapture<W, K> {
@@ -216,21 +222,31 @@ impl<const W: usize, const K: usize> HeaderCapture<W, K> {
         assert!(slots * K <= HDR_BITS / 8, "header capture over 128 bytes");
         Self {
             clock: Default::default(),
+            reset: Default::default(),
             load: Default::default(),
-            index: Default::default(),
+            last: Default::default(),
             d: Default::default(),
             v: Default::default(),
             _slots: vec![Bits::default(); slots],
+            _next: 0,
         }
     }
 }
 
 impl<const W: usize, const K: usize> Logic for HeaderCapture<W, K> {
     fn update(&mut self) {
-        if self.clock.pos_edge() && self.load.val() {
-            let i = self.index.val().index();
-            if i < self._slots.len() {
-                self._slots[i] = self.d.val();
+        if self.clock.pos_edge() {
+            if self.reset.val() {
+                self._next = 0;
+            } else if self.load.val() {
+                if let Some(slot) = self._slots.get_mut(self._next) {
+                    *slot = self.d.val();
+                }
+                self._next = if self.last.val() {
+                    0
+                } else {
+                    (self._next + 1).min(self._slots.len())
+                };
             }
         }
         let mut v = Bits::<HDR_BITS>::default();
@@ -248,13 +264,27 @@ impl<const W: usize, const K: usize> Logic for HeaderCapture<W, K> {
         let n = self._slots.len();
         let mut b = String::new();
         for s in 0..n {
-            b.push_str(&format!("reg [{}:0] slot{s};\n", W - 1));
+            b.push_str(&format!("reg [{}:0] slot{s};
+", W - 1));
         }
-        b.push_str("always @(posedge clock) begin\n    if (load) begin\n        case (index)\n");
+        // at[s]: the next beat is beat s (at[n]: past the slots).
+        b.push_str(&format!(
+            "reg [{n}:0] at = {w}'d1;
+             always @(posedge clock) begin
+                 if (reset) at <= {w}'d1;
+                 else if (load) at <= last ? {w}'d1 : (at[{n}] ? at : {{at[{m}:0], 1'b0}});
+             end
+             always @(posedge clock) begin
+",
+            w = n + 1,
+            m = n - 1
+        ));
         for s in 0..n {
-            b.push_str(&format!("        16'd{s}: slot{s} <= d;\n"));
+            b.push_str(&format!("    if (load & at[{s}]) slot{s} <= d;
+"));
         }
-        b.push_str("        default: ;\n        endcase\n    end\nend\n");
+        b.push_str("end
+");
         let parts: Vec<String> = (0..n).rev().map(|s| format!("slot{s}")).collect();
         let pad = HDR_BITS - n * W;
         if pad > 0 {
@@ -271,7 +301,7 @@ impl<const W: usize, const K: usize> Logic for HeaderCapture<W, K> {
         vec![TimingInfo {
             name: "header_capture".into(),
             clock: "clock".into(),
-            inputs: vec!["load".into(), "index".into(), "d".into()],
+            inputs: vec!["reset".into(), "load".into(), "last".into(), "d".into()],
             outputs: vec!["v".into()],
         }]
     }
