@@ -542,7 +542,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     pos5: DFF<Bits<18>>,
     /// `pos5 + K`, one bit wider (no wrap).
     posk5: DFF<Bits<19>>,
-    len5: DFF<Bits<18>>,
     and5: DFF<Bits<W>>,
     or5: DFF<Bits<W>>,
     /// ICRC-covered bytes left from this beat's start, and whether they end
@@ -568,8 +567,10 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     tot_lt5: DFF<Bit>,
     t_ip5: DFF<Bits<18>>,
     t_ihl5: DFF<Bits<18>>,
-    t_udp5: DFF<Bits<18>>,
-    t_l3_5: DFF<Bits<18>>,
+    // S5's length compares, made in S4 from the same values.
+    lt_udp5: DFF<Bit>,
+    lt_l3_5: DFF<Bit>,
+    pad_gt5: DFF<Bit>,
     pay_small5: DFF<Bit>,
     ulen_bad5: DFF<Bit>,
     l4_short5: DFF<Bit>,
@@ -598,7 +599,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     crc: Crc32<W, K>,
     pre: Signal<Local, Bits<4>>,
     post: Signal<Local, Bits<4>>,
-    avail: Signal<Local, Bits<18>>,
     // --- S6: frame buffer and frame results ---
     w_valid: DFF<Bit>,
     w_data: DFF<Bits<W>>,
@@ -953,7 +953,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             l5: Default::default(),
             pos5: Default::default(),
             posk5: Default::default(),
-            len5: Default::default(),
             and5: Default::default(),
             or5: Default::default(),
             crem5: Default::default(),
@@ -977,8 +976,9 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             tot_lt5: Default::default(),
             t_ip5: Default::default(),
             t_ihl5: Default::default(),
-            t_udp5: Default::default(),
-            t_l3_5: Default::default(),
+            lt_udp5: Default::default(),
+            lt_l3_5: Default::default(),
+            pad_gt5: Default::default(),
             pay_small5: Default::default(),
             ulen_bad5: Default::default(),
             l4_short5: Default::default(),
@@ -1007,7 +1007,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             crc: Crc32::new(),
             pre: Default::default(),
             post: Default::default(),
-            avail: Default::default(),
             w_valid: Default::default(),
             w_data: Default::default(),
             wptr: Default::default(),
@@ -1154,10 +1153,10 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             len4, and4, or4, pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4,
             tot_lt4, frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4,
             t_l3_4, ce4, pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4,
-            flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, len5, and5, or5,
+            flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, and5, or5,
             crem5, clast5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5,
             ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, tot_lt5, t_ip5, t_ihl5,
-            t_udp5, t_l3_5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5,
+            lt_udp5, lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5,
             flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done, prev,
             fl_pending, fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames, job_active, job,
             rptr, r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1, left, left_none, left_one
@@ -1180,7 +1179,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             }
         }
         self.cap.load.next = self.fire.val();
-        self.cap.index.next = self.in_b.q.val();
+        self.cap.last.next = self.s_axis.tlast.val();
+        self.cap.reset.next = self.reset.val();
         self.cap.d.next = self.s_axis.tdata.val();
         self.v1.d.next = self.fire.val();
         self.d1.d.next = self.s_axis.tdata.val();
@@ -1431,7 +1431,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.l5.d.next = self.l4.q.val();
         self.pos5.d.next = self.pos4.q.val();
         self.posk5.d.next = bit_cast::<19, 18>(self.pos4.q.val()) + self.c_k19.val();
-        self.len5.d.next = self.len4.q.val();
         self.and5.d.next = self.and4.q.val();
         self.or5.d.next = self.or4.q.val();
         if self.pay_small4.q.val() {
@@ -1475,8 +1474,10 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.tot_lt5.d.next = self.tot_lt4.q.val();
         self.t_ip5.d.next = self.t_ip4.q.val();
         self.t_ihl5.d.next = self.t_ihl4.q.val();
-        self.t_udp5.d.next = self.t_udp4.q.val();
-        self.t_l3_5.d.next = self.t_l3_4.q.val();
+        self.lt_udp5.d.next = self.len4.q.val() < self.t_udp4.q.val();
+        self.lt_l3_5.d.next = self.len4.q.val() < self.t_l3_4.q.val();
+        self.pad_gt5.d.next =
+            self.body4.q.val() < bit_cast::<18, 2>(self.flags4.q.val().get_bits::<2>(4));
         self.pay_small5.d.next = self.pay_small4.q.val();
         self.ulen_bad5.d.next = self.ulen_bad4.q.val();
         self.l4_short5.d.next = self.l4_short4.q.val();
@@ -1537,7 +1538,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         } else {
             self.pre.next = self.pre_ip5.q.val();
         }
-        self.avail.next = self.len5.q.val();
         if self.v4_5.q.val() & self.ihl_ne5.q.val() {
             self.post.next = self.c_r_ip_options.val();
         } else if self.v4_5.q.val() & (self.frag_bad5.q.val() | self.proto_bad5.q.val()) {
@@ -1546,13 +1546,13 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.post.next = self.c_r_ip_options.val();
         } else if self.v6_5.q.val() & self.nh_bad5.q.val() {
             self.post.next = self.c_r_not_roce.val();
-        } else if self.avail.val() < self.t_udp5.q.val() {
+        } else if self.lt_udp5.q.val() {
             self.post.next = self.c_r_truncated.val();
         } else if self.port_bad5.q.val() {
             self.post.next = self.c_r_not_roce.val();
         } else if self.pay_small5.q.val() {
             self.post.next = self.c_r_bad_length.val();
-        } else if self.avail.val() < self.t_l3_5.q.val() {
+        } else if self.lt_l3_5.q.val() {
             self.post.next = self.c_r_truncated.val();
         } else if self.ulen_bad5.q.val() {
             self.post.next = self.c_r_bad_length.val();
@@ -1574,7 +1574,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             }
         } else if self.body5.q.val().get_bits::<2>(0).any() {
             self.post.next = self.c_r_bad_length.val();
-        } else if self.body5.q.val() < bit_cast::<18, 2>(self.flags5.q.val().get_bits::<2>(4)) {
+        } else if self.pad_gt5.q.val() {
             self.post.next = self.c_r_bad_padcnt.val();
         } else {
             self.post.next = self.c_r_none.val();
