@@ -495,6 +495,8 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     k4: DFF<Bits<K>>,
     l4: DFF<Bit>,
     pos4: DFF<Bits<18>>,
+    /// `pos4 + K`, one bit wider.
+    posk4: DFF<Bits<19>>,
     len4: DFF<Bits<18>>,
     and4: DFF<Bits<W>>,
     or4: DFF<Bits<W>>,
@@ -908,6 +910,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             k4: Default::default(),
             l4: Default::default(),
             pos4: Default::default(),
+            posk4: Default::default(),
             len4: Default::default(),
             and4: Default::default(),
             or4: Default::default(),
@@ -1149,7 +1152,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
             b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
             frag_bad3, proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3,
-            info3, usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4,
+            info3, usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4, posk4,
             len4, and4, or4, pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4,
             tot_lt4, frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4,
             t_l3_4, ce4, pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4,
@@ -1367,6 +1370,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.k4.d.next = self.k3.q.val();
         self.l4.d.next = self.l3.q.val();
         self.pos4.d.next = self.pos3.q.val();
+        self.posk4.d.next = bit_cast::<19, 18>(self.pos3.q.val()) + self.c_k19.val();
         self.len4.d.next = self.len3.q.val();
         self.and4.d.next = self.mask.and_m.val();
         self.or4.d.next = self.mask.or_m.val();
@@ -1439,7 +1443,15 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.ce_sel4.next = self.t_l3_4.q.val();
         }
         self.crem5.d.next = self.ce_sel4.val() - self.pos4.q.val();
-        self.clast5.d.next = (self.ce_sel4.val() - self.pos4.q.val()) <= self.c_k.val();
+        // The ICRC feed's end lies in this beat: pos4 <= end <= pos4 + K,
+        // for both candidate ends at once (no subtraction first).
+        if self.pay_small4.q.val() {
+            self.clast5.d.next = (self.t_udp4.q.val() >= self.pos4.q.val())
+                & (bit_cast::<19, 18>(self.t_udp4.q.val()) <= self.posk4.q.val());
+        } else {
+            self.clast5.d.next = (self.t_l3_4.q.val() >= self.pos4.q.val())
+                & (bit_cast::<19, 18>(self.t_l3_4.q.val()) <= self.posk4.q.val());
+        }
         self.first5.d.next = (self.p4.q.val() & !self.c_kmask.val()) + self.c_k.val();
         self.peks5.d.next =
             (self.p4.q.val() & !self.c_kmask.val()) + self.c_k.val() + self.body4.q.val()
