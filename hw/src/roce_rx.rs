@@ -391,6 +391,17 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     o_v4: DFF<Bit>,
     i_v6: DFF<Bit>,
     i_v4: DFF<Bit>,
+    // The IP version of the layout, `o_tag ? i_* : o_*`, kept as a register
+    // that updates with its inputs.
+    lay_v6: DFF<Bit>,
+    lay_v4: DFF<Bit>,
+    at_o: Signal<Local, Bit>,
+    at_i: Signal<Local, Bit>,
+    tag_n: Signal<Local, Bit>,
+    ov6_n: Signal<Local, Bit>,
+    ov4_n: Signal<Local, Bit>,
+    iv6_n: Signal<Local, Bit>,
+    iv4_n: Signal<Local, Bit>,
     c_b_o: Constant<Bits<16>>,
     c_b_i: Constant<Bits<16>>,
     tagged1: Signal<Local, Bit>,
@@ -810,6 +821,15 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             o_v4: Default::default(),
             i_v6: Default::default(),
             i_v4: Default::default(),
+            lay_v6: Default::default(),
+            lay_v4: Default::default(),
+            at_o: Default::default(),
+            at_i: Default::default(),
+            tag_n: Default::default(),
+            ov6_n: Default::default(),
+            ov4_n: Default::default(),
+            iv6_n: Default::default(),
+            iv4_n: Default::default(),
             c_b_o: Constant::new(((ethernet::field::ETHERTYPE.start / K) as u64).into()),
             c_b_i: Constant::new(((ethernet::field::INNER_ETHERTYPE.start / K) as u64).into()),
             tagged1: Default::default(),
@@ -1147,7 +1167,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ready_r, in_b, o_tag, o_v6, o_v4, i_v6, i_v4, take_q, reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2,
+            self, clock, ready_r, in_b, o_tag, o_v6, o_v4, i_v6, i_v4, lay_v6, lay_v4, take_q, reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2,
             sel2, et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2,
             usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
             b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
@@ -1196,14 +1216,33 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.et_o0.sel.next = 0.into();
         self.et_i0.x.next = self.s_axis.tdata.val();
         self.et_i0.sel.next = 0.into();
-        if self.fire.val() & (self.in_b.q.val() == self.c_b_o.val()) {
-            self.o_tag.d.next = self.et_o0.y.val() == self.c_tpid.val();
-            self.o_v6.d.next = self.et_o0.y.val() == self.c_et6.val();
-            self.o_v4.d.next = self.et_o0.y.val() == self.c_et4.val();
+        self.at_o.next = self.fire.val() & (self.in_b.q.val() == self.c_b_o.val());
+        self.at_i.next = self.fire.val() & (self.in_b.q.val() == self.c_b_i.val());
+        self.tag_n.next = self.o_tag.q.val();
+        self.ov6_n.next = self.o_v6.q.val();
+        self.ov4_n.next = self.o_v4.q.val();
+        self.iv6_n.next = self.i_v6.q.val();
+        self.iv4_n.next = self.i_v4.q.val();
+        if self.at_o.val() {
+            self.tag_n.next = self.et_o0.y.val() == self.c_tpid.val();
+            self.ov6_n.next = self.et_o0.y.val() == self.c_et6.val();
+            self.ov4_n.next = self.et_o0.y.val() == self.c_et4.val();
         }
-        if self.fire.val() & (self.in_b.q.val() == self.c_b_i.val()) {
-            self.i_v6.d.next = self.et_i0.y.val() == self.c_et6.val();
-            self.i_v4.d.next = self.et_i0.y.val() == self.c_et4.val();
+        if self.at_i.val() {
+            self.iv6_n.next = self.et_i0.y.val() == self.c_et6.val();
+            self.iv4_n.next = self.et_i0.y.val() == self.c_et4.val();
+        }
+        self.o_tag.d.next = self.tag_n.val();
+        self.o_v6.d.next = self.ov6_n.val();
+        self.o_v4.d.next = self.ov4_n.val();
+        self.i_v6.d.next = self.iv6_n.val();
+        self.i_v4.d.next = self.iv4_n.val();
+        if self.tag_n.val() {
+            self.lay_v6.d.next = self.iv6_n.val();
+            self.lay_v4.d.next = self.iv4_n.val();
+        } else {
+            self.lay_v6.d.next = self.ov6_n.val();
+            self.lay_v4.d.next = self.ov4_n.val();
         }
 
         // ---- S1: layout and header fields (the capture includes this beat).
@@ -1214,13 +1253,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         // The EtherType flags describe the same bytes as the capture: the
         // last frame that reached each of the two beats.
         self.tagged1.next = self.o_tag.q.val();
-        if self.tagged1.val() {
-            self.v6_1.next = self.i_v6.q.val();
-            self.v4_1.next = self.i_v4.q.val();
-        } else {
-            self.v6_1.next = self.o_v6.q.val();
-            self.v4_1.next = self.o_v4.q.val();
-        }
+        self.v6_1.next = self.lay_v6.q.val();
+        self.v4_1.next = self.lay_v4.q.val();
         if self.tagged1.val() & self.v6_1.val() {
             self.sel1.next = 3.into();
         } else if self.v6_1.val() {
