@@ -1543,6 +1543,9 @@ pub struct Csr<const QA: usize> {
 
 /// The default build: `QP_COUNT` contexts.
 pub type CsrDefault = Csr<8>;
+/// A small build for simulation (the catalogue's `csr_bram` and
+/// `csr_lutram`): up to 64 contexts.
+pub type CsrSmall = Csr<6>;
 const _: () = assert!(roce_regs::QP_COUNT == 1 << 8);
 
 impl<const QA: usize> Csr<QA> {
