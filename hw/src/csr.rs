@@ -482,6 +482,12 @@ impl Plan {
         let pb = PAGE_BITS;
         let pages = self.pages();
         let np = pages.len();
+        // A word's index in its page; a page's indices as case labels.
+        let slot = |w: &Word| (w.addr / 4) as usize & ((1 << pb) - 1);
+        let labels = |ws: &[&Word]| {
+            let l: Vec<String> = ws.iter().map(|w| format!("{pb}'d{}", slot(w))).collect();
+            l.join(", ")
+        };
         // Byte `b` of what word `w` reads.
         let src = |w: &Word, b: usize| match w.src {
             Source::Flop { index, .. } => format!("f{index}[{}:{}]", 8 * b + 7, 8 * b),
@@ -573,14 +579,10 @@ impl Plan {
         // Write decode, stage 2: hit and error.
         writeln!(s, "reg w_hit;\nalways @(*) begin\n    w_hit = w_ctx;").unwrap();
         for (j, (_, ws)) in pages.iter().enumerate() {
-            let idx: Vec<String> = ws
-                .iter()
-                .map(|w| format!("{pb}'d{}", (w.addr / 4) & ((1 << pb) - 1)))
-                .collect();
             writeln!(
                 s,
                 "    if (w_pg[{j}]) case (w_idx)\n        {}: w_hit = 1'b1;\n        default: ;\n    endcase",
-                idx.join(", ")
+                labels(ws)
             )
             .unwrap();
         }
@@ -627,9 +629,25 @@ impl Plan {
         for (w, i, _, _) in self.flops() {
             writeln!(s, "reg [31:0] f{i}; // {}", w.name).unwrap();
         }
-        // Flip-flop registers take a write one edge after `wr_en` (`wr_q`),
-        // from the decode, data and strobes still held then.
+        // Flip-flop registers take a write one edge after `wr_en`, from the
+        // data and strobes still held then; the decode as one registered
+        // select per register (`fs`, from the stage-1 page and index, held:
+        // `wr_en` comes two edges after them), and its write enable
+        // registered with `wr_en` (`fw`), so each register's clock enable
+        // is a flip-flop of its own.
         writeln!(s, "reg [31:0] unmapped;\nreg un_w;\nreg un_r;\nreg wr_q;").unwrap();
+        for (j, (_, ws)) in pages.iter().enumerate() {
+            for w in ws {
+                if let Source::Flop { index: i, .. } = w.src {
+                    writeln!(
+                        s,
+                        "reg fs{i};\nreg fw{i};\ninitial fw{i} = 1'b0;\nalways @(posedge clock) begin\n    fs{i} <= w_pg[{j}] && w_idx == {pb}'d{};\n    fw{i} <= !reset && wr_en && fs{i};\nend",
+                        slot(w)
+                    )
+                    .unwrap();
+                }
+            }
+        }
         writeln!(
             s,
             "reg r1_v;\nreg r2_v;\nreg r3_v;\nreg r4_v;\nreg [{n}:0] r_pg;\nreg [{n}:0] r_pg2;\nreg [{i}:0] r_i1;\nreg r_ctx;\nreg [{m}:0] r_reg1;\nreg [{q}:0] r_qpn1;\nreg [{q}:0] r_qpn2;\nwire r_miss;",
@@ -648,7 +666,7 @@ impl Plan {
             "        unmapped <= 32'd0;\n        wr_q <= 1'b0;\n        un_w <= 1'b0;\n        un_r <= 1'b0;\n        r1_v <= 1'b0;\n        r2_v <= 1'b0;\n        r3_v <= 1'b0;\n        r4_v <= 1'b0;\n    end else begin"
         )
         .unwrap();
-        for (j, (_, ws)) in pages.iter().enumerate() {
+        for (_, ws) in &pages {
             for w in ws {
                 if let Source::Flop {
                     index: i, store, ..
@@ -656,8 +674,7 @@ impl Plan {
                 {
                     writeln!(
                         s,
-                        "        if (wr_q && w_pg[{j}] && w_idx == {pb}'d{}) f{i} <= (f{i} & ~(wmask & 32'h{store:08x})) | (wr_data & wmask & 32'h{store:08x}); // {}",
-                        (w.addr / 4) & ((1 << pb) - 1),
+                        "        if (fw{i}) f{i} <= (f{i} & ~(wmask & 32'h{store:08x})) | (wr_data & wmask & 32'h{store:08x}); // {}",
                         w.name
                     )
                     .unwrap();
@@ -806,15 +823,11 @@ impl Plan {
         )
         .unwrap();
         for (j, (_, ws)) in pages.iter().enumerate() {
-            let at = |i: usize| ws.iter().find(|w| (w.addr / 4) as usize & ((1 << pb) - 1) == i);
-            let idx: Vec<String> = ws
-                .iter()
-                .map(|w| format!("{pb}'d{}", (w.addr / 4) & ((1 << pb) - 1)))
-                .collect();
+            let at = |i: usize| ws.iter().find(|w| slot(w) == i);
             writeln!(
                 s,
                 "    case (r_idx{j}_0)\n        {}: pa{j} <= r_pg2[{j}];\n        default: pa{j} <= 1'b0;\n    endcase",
-                idx.join(", ")
+                labels(ws)
             )
             .unwrap();
             for b in 0..4 {
@@ -1656,11 +1669,9 @@ impl<const QA: usize> Logic for Csr<QA> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, aw_full, aw_dec, aw_dec2, aw_addr, w_full, w_data, w_strb, b_valid,
-            b_resp, r_busy, ar_addr, r_pend0, r_pend, r_pend2, r_pend3, r_pend4, r_pend5,
-            r_valid,
-            r_data, r_resp,
-            mr_valid, mr_busy, mr_error, mr_dropped, mr_seq, c_op, c_key, c_pd, c_access, c_addr,
-            c_len, c_shift, c_index
+            b_resp, r_busy, ar_addr, r_pend0, r_pend, r_pend2, r_pend3, r_pend4, r_pend5, r_valid,
+            r_data, r_resp, mr_valid, mr_busy, mr_error, mr_dropped, mr_seq, c_op, c_key, c_pd,
+            c_access, c_addr, c_len, c_shift, c_index
         );
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();

@@ -80,7 +80,7 @@ impl RefRegs {
     /// `n` up are unmapped and `qp.qp_count` reads `n`.
     pub fn with_qps(n: u32) -> RefRegs {
         let mut r = RefRegs::new();
-        r.words.retain(|_, e| e.ctx.map_or(true, |q| q < n));
+        r.words.retain(|_, e| e.ctx.is_none_or(|q| q < n));
         r.words
             .get_mut(&roce_regs::qp::qp_count::ADDR)
             .expect("qp.qp_count is mapped")
