@@ -37,6 +37,10 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("mr_tlb", 4096, Variant::Fast),
     // csr: the "width" is the number of QP contexts (the default build).
     ("csr", 256, Variant::Fast),
+    // The 1-cycle datapath forms of the context table's datapath copy
+    // (block RAM without its output register, LUT RAM), 64 contexts.
+    ("csr_bram", 64, Variant::Fast),
+    ("csr_lutram", 64, Variant::Fast),
     // mr_ctrl (csr + mr_tlb): the "width" is the MR-table size, as mr_tlb.
     ("mr_ctrl", 64, Variant::Fast),
     ("mr_ctrl", 4096, Variant::Fast),

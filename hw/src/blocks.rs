@@ -3,7 +3,7 @@
 
 use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
-use crate::csr::CsrDefault;
+use crate::csr::{CsrDefault, CsrSmall, QpStore};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::roce_rx::RoceRx;
@@ -57,9 +57,22 @@ pub const BLOCKS: &[BlockSpec] = &[
     BlockSpec {
         name: "csr",
         summary: "CSR block: AXI4-Lite slave decoding the roce-regs map, counters, \
-                  QP context table in block RAM with a 1-cycle datapath read port; \
-                  'width' = QP contexts (256 default build)",
+                  QP context table in block RAM with a registered datapath read port \
+                  (2 cycles, block RAM output register); 'width' = QP contexts \
+                  (256 default build)",
         widths: &CSR_SIZES,
+    },
+    BlockSpec {
+        name: "csr_bram",
+        summary: "csr with the datapath copy in block RAM read without its output \
+                  register (1-cycle read port); 'width' = QP contexts (64 test build)",
+        widths: &CSR_STORE_SIZES,
+    },
+    BlockSpec {
+        name: "csr_lutram",
+        summary: "csr with the datapath copy in LUT RAM (1-cycle read port); \
+                  'width' = QP contexts (64 test build)",
+        widths: &CSR_STORE_SIZES,
     },
     BlockSpec {
         name: "mr_ctrl",
@@ -72,6 +85,10 @@ pub const BLOCKS: &[BlockSpec] = &[
 
 /// The `csr` builds, selected by the catalogue's size argument: QP contexts.
 pub const CSR_SIZES: [usize; 1] = [roce_regs::QP_COUNT as usize];
+
+/// The `csr_bram` and `csr_lutram` builds (the other [`QpStore`] forms of
+/// the datapath copy, for simulation): QP contexts.
+pub const CSR_STORE_SIZES: [usize; 1] = [64];
 
 /// The `mr_tlb` builds, selected by the catalogue's size argument (the
 /// `--width` of `roce-gen`): MR-table entries.
@@ -228,6 +245,30 @@ fn mr_ctrl(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
     }
 }
 
+/// `csr` Verilog (N = `size` contexts, the datapath copy in `store`), AXI
+/// read latency and parameters.
+fn csr(size: usize, store: QpStore) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    macro_rules! build {
+        ($t:ty) => {{
+            let m = <$t>::with_store(size as u32, store);
+            let params = vec![
+                ("W", size as u64),
+                ("N", m.qps() as u64),
+                ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
+                ("COUNTER_LANES", crate::csr::COUNTER_LANES as u64),
+                ("WRITE_LATENCY", <$t>::WRITE_LATENCY as u64),
+                ("QP_READ_LATENCY", m.qp_read_latency() as u64),
+            ];
+            (emit(m), Some(<$t>::READ_LATENCY), params)
+        }};
+    }
+    match size {
+        64 => build!(CsrSmall),
+        256 => build!(CsrDefault),
+        _ => unreachable!("size checked against the block's spec"),
+    }
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -276,21 +317,9 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         }
         "mr_tlb" => mr_tlb(width),
         "mr_ctrl" => mr_ctrl(width),
-        "csr" => (
-            emit(CsrDefault::new(width as u32)),
-            Some(CsrDefault::READ_LATENCY),
-            vec![
-                ("W", width as u64),
-                ("N", width as u64),
-                ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
-                ("COUNTER_LANES", crate::csr::COUNTER_LANES as u64),
-                ("WRITE_LATENCY", CsrDefault::WRITE_LATENCY as u64),
-                (
-                    "QP_READ_LATENCY",
-                    CsrDefault::DEFAULT_STORE.latency() as u64,
-                ),
-            ],
-        ),
+        "csr" => csr(width, CsrDefault::DEFAULT_STORE),
+        "csr_bram" => csr(width, QpStore::Bram),
+        "csr_lutram" => csr(width, QpStore::Lutram),
         other => unreachable!("block {other} listed without a generator"),
     };
     let top = format!("{}_w{}", spec.name, width);
@@ -356,6 +385,25 @@ mod tests {
     }
 
     #[test]
+    fn csr_store_builds_publish_their_latency() {
+        for (block, store) in [
+            ("csr", CsrDefault::DEFAULT_STORE),
+            ("csr_bram", QpStore::Bram),
+            ("csr_lutram", QpStore::Lutram),
+        ] {
+            let size = if block == "csr" { 256 } else { 64 };
+            let g = generate(block, size).unwrap();
+            let lat = store.latency() as u64;
+            assert!(g.params.contains(&("QP_READ_LATENCY", lat)), "{block}");
+            assert!(g.params.contains(&("N", size as u64)), "{block}");
+            assert_eq!(
+                g.verilog.contains("ram_style = \"distributed\""),
+                block == "csr_lutram"
+            );
+        }
+    }
+
+    #[test]
     fn mr_ctrl_sizes() {
         let g = generate("mr_ctrl", 64).unwrap();
         assert_eq!(g.top, "mr_ctrl_w64");
@@ -375,7 +423,7 @@ mod tests {
     fn every_block_generates_with_ports() {
         for spec in BLOCKS
             .iter()
-            .filter(|b| !["mr_tlb", "csr", "mr_ctrl"].contains(&b.name))
+            .filter(|b| !["mr_tlb", "csr", "csr_bram", "csr_lutram", "mr_ctrl"].contains(&b.name))
         {
             let g = generate(spec.name, 64).unwrap();
             assert!(g.verilog.contains(&format!("module {}(", g.top)));

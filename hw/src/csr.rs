@@ -33,7 +33,9 @@
 //! one bit per page of 8 words that holds mapped words (a compare of the
 //! upper word-address bits against a handful of constants), the word index
 //! within the page and the context-register hit; the second selects within
-//! a page. No single cycle compares an address against every mapped word.
+//! a page, for reads in two registered steps (a 4:1 mux per half page,
+//! then the half). No single cycle compares an address against every
+//! mapped word.
 //!
 //! - `mr` (memory-region commands): the command registers are RW flip-flops
 //!   (all 32 bits); a write of `mr.doorbell.GO` copies them into the
@@ -43,7 +45,8 @@
 //!   shows `BUSY`, `ERROR`, `DROPPED` and `SEQ` (commands answered). The
 //!   doorbell is decoded from the stage-1 page decode, as the flip-flop
 //!   writes, and acts with them, one cycle after the write decision
-//!   (`mr_go` and the too-wide check `mr_bad` are registered).
+//!   (`mr_go` and the too-wide check `mr_bad` are registered; `mr_bad`
+//!   in two steps).
 //!
 //! AXI behaviour: one write and one read in flight. AW and W are accepted
 //! independently (each has a one-entry holding register); the held AW
@@ -53,9 +56,10 @@
 //! one cycle). Flip-flop registers take the write one cycle after it, the
 //! context RAMs one cycle after that (their port is registered), both
 //! before a read that follows the B response can see them. A read is accepted when no read is in flight; R is valid
-//! five cycles after the AR handshake (address registered; page decode and
-//! RAM read; word within its page and RAM output register; both registered
-//! again in the fabric; context mux into the R register). `ready` outputs
+//! seven cycles after the AR handshake (address registered; page decode;
+//! index copies per page; word within its half page and RAM read; word
+//! within its page and RAM output register; both registered again in the
+//! fabric; context mux into the R register). `ready` outputs
 //! depend only on state.
 
 use roce_regs::{Access, Counter, Field, Register, BLOCKS, CSR_WINDOW_SIZE, QP_MAX, QP_STRIDE};
@@ -129,7 +133,8 @@ pub fn ctx_layout() -> Vec<(&'static Register, &'static Field, usize)> {
 /// first stage registers which page (word address `>> PAGE_BITS`) an
 /// access falls in, as one bit per page that holds mapped words, and the
 /// word index within the page; the second selects among the page's (at
-/// most `2^PAGE_BITS`) words: an 8:1 mux, one ECP5 slice pair per bit.
+/// most `2^PAGE_BITS`) words: for reads a registered 4:1 mux per half page
+/// (one ECP5 slice per bit), then the half, registered.
 /// Contexts are whole pages (`QP_STRIDE` is a multiple of a page), so no
 /// page mixes mapped words and contexts.
 pub const PAGE_BITS: usize = 3;
@@ -477,6 +482,12 @@ impl Plan {
         let pb = PAGE_BITS;
         let pages = self.pages();
         let np = pages.len();
+        // A word's index in its page; a page's indices as case labels.
+        let slot = |w: &Word| (w.addr / 4) as usize & ((1 << pb) - 1);
+        let labels = |ws: &[&Word]| {
+            let l: Vec<String> = ws.iter().map(|w| format!("{pb}'d{}", slot(w))).collect();
+            l.join(", ")
+        };
         // Byte `b` of what word `w` reads.
         let src = |w: &Word, b: usize| match w.src {
             Source::Flop { index, .. } => format!("f{index}[{}:{}]", 8 * b + 7, 8 * b),
@@ -568,14 +579,10 @@ impl Plan {
         // Write decode, stage 2: hit and error.
         writeln!(s, "reg w_hit;\nalways @(*) begin\n    w_hit = w_ctx;").unwrap();
         for (j, (_, ws)) in pages.iter().enumerate() {
-            let idx: Vec<String> = ws
-                .iter()
-                .map(|w| format!("{pb}'d{}", (w.addr / 4) & ((1 << pb) - 1)))
-                .collect();
             writeln!(
                 s,
                 "    if (w_pg[{j}]) case (w_idx)\n        {}: w_hit = 1'b1;\n        default: ;\n    endcase",
-                idx.join(", ")
+                labels(ws)
             )
             .unwrap();
         }
@@ -622,13 +629,31 @@ impl Plan {
         for (w, i, _, _) in self.flops() {
             writeln!(s, "reg [31:0] f{i}; // {}", w.name).unwrap();
         }
-        // Flip-flop registers take a write one edge after `wr_en` (`wr_q`),
-        // from the decode, data and strobes still held then.
+        // Flip-flop registers take a write one edge after `wr_en`, from the
+        // data and strobes still held then; the decode as one registered
+        // select per register (`fs`, from the stage-1 page and index, held:
+        // `wr_en` comes two edges after them), and its write enable
+        // registered with `wr_en` (`fw`), so each register's clock enable
+        // is a flip-flop of its own.
         writeln!(s, "reg [31:0] unmapped;\nreg un_w;\nreg un_r;\nreg wr_q;").unwrap();
+        for (j, (_, ws)) in pages.iter().enumerate() {
+            for w in ws {
+                if let Source::Flop { index: i, .. } = w.src {
+                    writeln!(
+                        s,
+                        "reg fs{i};\nreg fw{i};\ninitial fw{i} = 1'b0;\nalways @(posedge clock) begin\n    fs{i} <= w_pg[{j}] && w_idx == {pb}'d{};\n    fw{i} <= !reset && wr_en && fs{i};\nend",
+                        slot(w)
+                    )
+                    .unwrap();
+                }
+            }
+        }
         writeln!(
             s,
-            "reg r1_v;\nreg r2_v;\nreg [{}:0] r_pg;\nreg r_ctx;\nreg [{m}:0] r_reg1;\nreg rd_ctx2;\nreg [{m}:0] rd_reg2;\nwire r_miss;",
-            np - 1,
+            "reg r1_v;\nreg r2_v;\nreg r3_v;\nreg r4_v;\nreg [{n}:0] r_pg;\nreg [{n}:0] r_pg2;\nreg [{i}:0] r_i1;\nreg r_ctx;\nreg [{m}:0] r_reg1;\nreg [{q}:0] r_qpn1;\nreg [{q}:0] r_qpn2;\nwire r_miss;",
+            n = np - 1,
+            i = pb - 1,
+            q = qa - 1,
             m = sh - 1
         )
         .unwrap();
@@ -638,10 +663,10 @@ impl Plan {
         }
         writeln!(
             s,
-            "        unmapped <= 32'd0;\n        wr_q <= 1'b0;\n        un_w <= 1'b0;\n        un_r <= 1'b0;\n        r1_v <= 1'b0;\n        r2_v <= 1'b0;\n    end else begin"
+            "        unmapped <= 32'd0;\n        wr_q <= 1'b0;\n        un_w <= 1'b0;\n        un_r <= 1'b0;\n        r1_v <= 1'b0;\n        r2_v <= 1'b0;\n        r3_v <= 1'b0;\n        r4_v <= 1'b0;\n    end else begin"
         )
         .unwrap();
-        for (j, (_, ws)) in pages.iter().enumerate() {
+        for (_, ws) in &pages {
             for w in ws {
                 if let Source::Flop {
                     index: i, store, ..
@@ -649,8 +674,7 @@ impl Plan {
                 {
                     writeln!(
                         s,
-                        "        if (wr_q && w_pg[{j}] && w_idx == {pb}'d{}) f{i} <= (f{i} & ~(wmask & 32'h{store:08x})) | (wr_data & wmask & 32'h{store:08x}); // {}",
-                        (w.addr / 4) & ((1 << pb) - 1),
+                        "        if (fw{i}) f{i} <= (f{i} & ~(wmask & 32'h{store:08x})) | (wr_data & wmask & 32'h{store:08x}); // {}",
                         w.name
                     )
                     .unwrap();
@@ -659,19 +683,10 @@ impl Plan {
         }
         writeln!(
             s,
-            "        wr_q <= wr_en;\n        r1_v <= rd_en;\n        r2_v <= r1_v;\n        un_w <= wr_en & ~w_hit2;\n        un_r <= r2_v & r_miss;\n        unmapped <= unmapped + {{30'd0, un_w & un_r, un_w ^ un_r}};\n    end\nend"
+            "        wr_q <= wr_en;\n        r1_v <= rd_en;\n        r2_v <= r1_v;\n        r3_v <= r2_v;\n        r4_v <= r3_v;\n        un_w <= wr_en & ~w_hit2;\n        un_r <= r4_v & r_miss;\n        unmapped <= unmapped + {{30'd0, un_w & un_r, un_w ^ un_r}};\n    end\nend"
         )
         .unwrap();
         // Read, stage 1: page select, word index, context register.
-        // Four copies of the word index per page, one per byte of the
-        // word, to keep each one's fanout local. Each is loaded only when
-        // its page matches and copy b holds the index XOR b, so no two
-        // copies are the same flip-flop (synthesis would merge them).
-        for j in 0..np {
-            for b in 0..4 {
-                writeln!(s, "reg [{}:0] r_idx{j}_{b};", pb - 1).unwrap();
-            }
-        }
         writeln!(s, "always @(posedge clock) if (rd_en) begin").unwrap();
         for (j, (p, _)) in pages.iter().enumerate() {
             writeln!(
@@ -681,27 +696,48 @@ impl Plan {
                 wa - pb
             )
             .unwrap();
+        }
+        writeln!(
+            s,
+            "    r_i1 <= ra[{}:0];\n    r_ctx <= r_in_ctx && r_reg_ok;\n    r_reg1 <= r_reg;\n    r_qpn1 <= r_qpn;\nend",
+            pb - 1
+        )
+        .unwrap();
+        // Read, stage 2: four copies of the word index per page, one per
+        // byte of the word, to keep each one's fanout local. Each is
+        // loaded only when its page matches (the registered page bit is
+        // the enable: no logic between the address and the copies, which
+        // sit by their muxes across the chip) and copy b holds the index
+        // XOR b, so copies are not all the same flip-flop (synthesis would
+        // merge them).
+        writeln!(
+            s,
+            "reg rd_ctx2;\nreg [{m}:0] rd_reg2;\nreg rd_ctx3;\nreg [{m}:0] rd_reg3;\nreg rd_ctx4;",
+            m = sh - 1
+        )
+        .unwrap();
+        for j in 0..np {
             for b in 0..4 {
-                writeln!(
-                    s,
-                    "    if (ra[{}:{pb}] == {}'d{p}) r_idx{j}_{b} <= ra[{}:0] ^ {pb}'d{b};",
-                    wa - 1,
-                    wa - pb,
-                    pb - 1
-                )
-                .unwrap();
+                writeln!(s, "reg [{}:0] r_idx{j}_{b};", pb - 1).unwrap();
             }
         }
         writeln!(
             s,
-            "    r_ctx <= r_in_ctx && r_reg_ok;\n    r_reg1 <= r_reg;\nend"
+            "always @(posedge clock) begin\n    r_pg2 <= r_pg;\n    rd_ctx2 <= r_ctx;\n    rd_reg2 <= r_reg1;\n    r_qpn2 <= r_qpn1;"
         )
         .unwrap();
+        for j in 0..np {
+            for b in 0..4 {
+                writeln!(s, "    if (r_pg[{j}]) r_idx{j}_{b} <= r_i1 ^ {pb}'d{b};").unwrap();
+            }
+        }
+        writeln!(s, "end").unwrap();
         // MR command registers, out to the command port (low bits), and
         // whether a doorbell must refuse them (a field too wide),
-        // registered: the registers change only with a write's `wr_q`,
-        // and the next write (so a doorbell's `mr_go`) comes at least
-        // three edges later, so `mr_bad` is current by then.
+        // registered in two steps (each field's check and the op, then
+        // their combination): the registers change only with a write's
+        // `wr_q`, and the next write (so a doorbell's `mr_go`) comes at
+        // least three edges later, so `mr_bad` is current by then.
         let outs = Self::mr_outputs();
         let fl =
             |a: u32, f: &Field| format!("f{}[{}:{}]", self.flop_at(a), f.lsb + f.width - 1, f.lsb);
@@ -748,61 +784,122 @@ impl Plan {
         let (oa, of) = (roce_regs::mr::op::ADDR, roce_regs::mr::op::OP);
         writeln!(
             s,
-            "always @(posedge clock) mr_bad <= {} || ({} == {}'d{} && ({}));",
-            always.join(" || "),
+            "reg [{}:0] mr_wa;\nreg [{}:0] mr_wr;\nreg mr_reg;\nalways @(posedge clock) begin\n    mr_wa <= {{{}}};\n    mr_wr <= {{{}}};\n    mr_reg <= {} == {}'d{};\nend",
+            always.len() - 1,
+            register.len() - 1,
+            always.join(", "),
+            register.join(", "),
             fl(oa, &of),
             of.width,
             roce_regs::MrOp::Register as u32,
-            register.join(" || ")
         )
         .unwrap();
-        // Read, stage 2: the word within its page (0 outside the page).
+        writeln!(
+            s,
+            "always @(posedge clock) mr_bad <= (|mr_wa) || (mr_reg && (|mr_wr));"
+        )
+        .unwrap();
+        // Read, stage 3: per page, the word within each half page (a 4:1
+        // mux on the index's low bits, words absent from the page read 0:
+        // one LUT4 pair and a PFUMX per bit on ECP5), whether the index
+        // names a word of the page, and per byte lane a copy of the page
+        // bit and the index's high bit (copy b XORed with b's two bits, so
+        // no two copies are the same flip-flop).
+        let half = 1usize << (pb - 1);
         let mut hits = Vec::new();
         let mut words = Vec::new();
         for j in 0..np {
+            writeln!(s, "reg [31:0] plo{j};\nreg [31:0] phi{j};\nreg pa{j};").unwrap();
+            for b in 0..4 {
+                writeln!(s, "reg [1:0] ps{j}_{b};").unwrap();
+            }
             writeln!(s, "reg [31:0] pq{j};\nreg ph{j};").unwrap();
             hits.push(format!("ph{j}"));
             words.push(format!("pq{j}"));
         }
         writeln!(
             s,
-            "always @(posedge clock) begin\n    rd_ctx2 <= r_ctx;\n    rd_reg2 <= r_reg1;"
+            "always @(posedge clock) begin\n    rd_ctx3 <= rd_ctx2;\n    rd_reg3 <= rd_reg2;"
         )
         .unwrap();
         for (j, (_, ws)) in pages.iter().enumerate() {
-            writeln!(s, "    pq{j} <= 32'd0;\n    ph{j} <= 1'b0;").unwrap();
+            let at = |i: usize| ws.iter().find(|w| slot(w) == i);
+            writeln!(
+                s,
+                "    case (r_idx{j}_0)\n        {}: pa{j} <= r_pg2[{j}];\n        default: pa{j} <= 1'b0;\n    endcase",
+                labels(ws)
+            )
+            .unwrap();
             for b in 0..4 {
-                writeln!(s, "    if (r_pg[{j}]) case (r_idx{j}_{b} ^ {pb}'d{b})").unwrap();
-                for w in ws {
-                    let hit = if b == 0 {
-                        format!(" ph{j} <= 1'b1;")
-                    } else {
-                        String::new()
+                writeln!(
+                    s,
+                    "    ps{j}_{b} <= {{r_pg2[{j}] ^ 1'b{}, r_idx{j}_{b}[{}] ^ 1'b{}}};",
+                    b & 1,
+                    pb - 1,
+                    b >> 1
+                )
+                .unwrap();
+                writeln!(s, "    case (r_idx{j}_{b}[{}:0] ^ {}'d{b})", pb - 2, pb - 1).unwrap();
+                for i in 0..half {
+                    let byte = |w: Option<&&Word>| match w {
+                        Some(w) => src(w, b),
+                        None => "8'h00".into(),
                     };
                     writeln!(
                         s,
-                        "        {pb}'d{}: begin pq{j}[{}:{}] <= {};{hit} end // {}",
-                        (w.addr / 4) & ((1 << pb) - 1),
-                        8 * b + 7,
-                        8 * b,
-                        src(w, b),
-                        w.name
+                        "        {}'d{i}: begin plo{j}[{hi}:{lo}] <= {}; phi{j}[{hi}:{lo}] <= {}; end",
+                        pb - 1,
+                        byte(at(i)),
+                        byte(at(i + half)),
+                        hi = 8 * b + 7,
+                        lo = 8 * b,
                     )
                     .unwrap();
                 }
-                writeln!(s, "        default: ;\n    endcase").unwrap();
+                writeln!(s, "    endcase").unwrap();
             }
         }
         writeln!(s, "end").unwrap();
-        hits.push("rd_ctx2".into());
-        writeln!(s, "assign r_miss = !({});", hits.join(" | ")).unwrap();
-        // Read, stage 3: the page word, the error, and every context RAM
-        // word registered again in the fabric (the RAMs sit far apart; the
-        // context mux then starts at nearby flip-flops).
+        // Read, stage 4: the page word (0 outside the page) from its half.
         writeln!(
             s,
-            "reg [31:0] pw3;\nreg rd_err3;\nreg rd_ctx3;\nreg [{}:0] rd_reg3;\nalways @(posedge clock) begin\n    pw3 <= {};\n    rd_err3 <= r_miss;\n    rd_ctx3 <= rd_ctx2;\n    rd_reg3 <= rd_reg2;\nend\nalways @(*) rd_err = rd_err3;",
-            sh - 1,
+            "reg [{}:0] rsel4;\nalways @(posedge clock) begin\n    rd_ctx4 <= rd_ctx3;",
+            self.ctx.len() - 1
+        )
+        .unwrap();
+        // One select per context register for stage 5.
+        for (k, c) in self.ctx.iter().enumerate() {
+            writeln!(
+                s,
+                "    rsel4[{k}] <= rd_ctx3 && rd_reg3 == {sh}'d{};",
+                c.offset / 4
+            )
+            .unwrap();
+        }
+        for j in 0..np {
+            writeln!(s, "    ph{j} <= pa{j};").unwrap();
+            for b in 0..4 {
+                writeln!(
+                    s,
+                    "    pq{j}[{hi}:{lo}] <= (ps{j}_{b}[1] ^ 1'b{}) ? ((ps{j}_{b}[0] ^ 1'b{}) ? phi{j}[{hi}:{lo}] : plo{j}[{hi}:{lo}]) : 8'h00;",
+                    b & 1,
+                    b >> 1,
+                    hi = 8 * b + 7,
+                    lo = 8 * b,
+                )
+                .unwrap();
+            }
+        }
+        writeln!(s, "end").unwrap();
+        hits.push("rd_ctx4".into());
+        writeln!(s, "assign r_miss = !({});", hits.join(" | ")).unwrap();
+        // Read, stage 5: the page words ORed, the error, and every context
+        // RAM word registered again in the fabric, 0 unless its register
+        // is the one read (the RAMs sit far apart; the last OR then starts
+        // at nearby flip-flops).
+        writeln!(
+            s,
+            "reg [31:0] pw5;\nreg rd_err5;\nalways @(posedge clock) begin\n    pw5 <= {};\n    rd_err5 <= r_miss;\nend\nalways @(*) rd_err = rd_err5;",
             words.join(" | ")
         )
         .unwrap();
@@ -829,8 +926,9 @@ impl Plan {
                 .collect();
             writeln!(
                 s,
-                "// qp.{}\nreg [{m}:0] qc3_{k};\nalways @(posedge clock) qc3_{k} <= qc2_{k};\nreg we{k};\ninitial we{k} = 1'b0;\nalways @(posedge clock) we{k} <= wr_en && w_csel[{k}] && wr_strb == 4'hf;\nwire [{m}:0] wd{k} = {{{}}};",
+                "// qp.{}\nreg [{m}:0] qc5_{k};\nalways @(posedge clock) qc5_{k} <= rsel4[{k}] ? qc2_{k} : {}'d0;\nreg we{k};\ninitial we{k} = 1'b0;\nalways @(posedge clock) we{k} <= wr_en && w_csel[{k}] && wr_strb == 4'hf;\nwire [{m}:0] wd{k} = {{{}}};",
                 c.reg.name,
+                c.bits,
                 parts.join(", ")
             )
             .unwrap();
@@ -841,8 +939,8 @@ impl Plan {
                     we: &format!("we{k}"),
                     wa: "cw_a",
                     wd: &format!("wd{k}"),
-                    ce: "rd_en",
-                    ra: "r_qpn",
+                    ce: "r2_v",
+                    ra: "r_qpn2",
                     oce: "1'b1",
                     q: &format!("qc2_{k}"),
                 },
@@ -864,7 +962,7 @@ impl Plan {
             .unwrap();
             writeln!(
                 s,
-                "always @(posedge clock) begin\n    if (we{k}) qm{k}[cw_a] <= wd{k};\n    if (rd_en) qc{k} <= qm{k}[r_qpn];\n    qc2_{k} <= qc{k};\nend\n`endif"
+                "always @(posedge clock) begin\n    if (we{k}) qm{k}[cw_a] <= wd{k};\n    if (r2_v) qc{k} <= qm{k}[r_qpn2];\n    qc2_{k} <= qc{k};\nend\n`endif"
             )
             .unwrap();
             let attr = match store {
@@ -919,29 +1017,33 @@ impl Plan {
         }
         pack.reverse();
         writeln!(s, "always @(*) qp_rd_data = {{{}}};", pack.join(", ")).unwrap();
-        writeln!(
-            s,
-            "always @(*) begin\n    rd_data = pw3;\n    if (rd_ctx3) begin\n        rd_data = 32'd0;\n        case (rd_reg3)"
-        )
-        .unwrap();
+        // The read word: the page word (0 for a context) ORed with each
+        // context register's fields in place (0 unless selected).
+        let mut terms = vec!["pw5".to_string()];
         for (k, c) in self.ctx.iter().enumerate() {
+            let mut fields: Vec<(usize, &Field)> = Vec::new();
             let mut at = 0;
-            let mut assigns = String::new();
             for f in c.reg.fields {
-                write!(
-                    assigns,
-                    " rd_data[{}:{}] = qc3_{k}[{}:{}];",
-                    f.lsb + f.width - 1,
-                    f.lsb,
-                    at + f.width as usize - 1,
-                    at
-                )
-                .unwrap();
+                fields.push((at, f));
                 at += f.width as usize;
             }
-            writeln!(s, "            {sh}'d{}: begin{assigns} end", c.offset / 4).unwrap();
+            fields.sort_by_key(|(_, f)| std::cmp::Reverse(f.lsb));
+            let mut parts = Vec::new();
+            let mut top = 32;
+            for (at, f) in fields {
+                let (lsb, w) = (f.lsb as usize, f.width as usize);
+                if top > lsb + w {
+                    parts.push(format!("{}'d0", top - lsb - w));
+                }
+                parts.push(format!("qc5_{k}[{}:{at}]", at + w - 1));
+                top = lsb;
+            }
+            if top > 0 {
+                parts.push(format!("{top}'d0"));
+            }
+            terms.push(format!("{{{}}}", parts.join(", ")));
         }
-        writeln!(s, "            default: ;\n        endcase\n    end\nend").unwrap();
+        writeln!(s, "always @(*) rd_data = {};", terms.join("\n    | ")).unwrap();
         v
     }
 }
@@ -974,9 +1076,9 @@ pub struct CsrCore<const QA: usize> {
     pub wr_err: Signal<Out, Bit>,
     pub rd_en: Signal<In, Bit>,
     pub rd_addr: Signal<In, Bits<ADDR_BITS>>,
-    /// Three edges after `rd_en` (page decode and RAM read; the word in its
-    /// page and the RAM output register; both registered again), before
-    /// the last mux.
+    /// Five edges after `rd_en` (page decode; index copies per page; the
+    /// word in its half page and the RAM read; the word in its page and the
+    /// RAM output register; both registered again), before the last mux.
     pub rd_data: Signal<Out, Bits<32>>,
     pub rd_err: Signal<Out, Bit>,
     pub counters: Signal<In, Bits<COUNTER_IN_BITS>>,
@@ -987,7 +1089,7 @@ pub struct CsrCore<const QA: usize> {
     /// `wr_en`).
     pub mr_go: Signal<Out, Bit>,
     /// The `mr` registers held a value too wide for the command port
-    /// (registered: from the flip-flops before the last edge).
+    /// (registered twice: from the flip-flops two edges before).
     pub mr_bad: Signal<Out, Bit>,
     /// `mr.status` fields.
     pub mr_busy: Signal<In, Bit>,
@@ -1021,16 +1123,21 @@ pub struct CsrCore<const QA: usize> {
     _wr_q: bool,
     /// `mr_go`: the previous edge's write set `mr.doorbell.GO`.
     _mr_go: bool,
-    /// `mr_bad`, registered from the flip-flops before the last edge.
+    /// `mr_bad`, registered twice from the flip-flops (before the last
+    /// edge, before the one before).
     _mr_bad: bool,
+    _mr_bad1: bool,
     /// Read stage 1: address held, valid.
     _r1: u32,
     _r1v: bool,
-    /// Read stage 2 valid.
+    /// Read stage 2: address, valid; stages 3 and 4 valid.
+    _r2: u32,
     _r2v: bool,
-    _qc: Vec<u64>,
-    /// Stages 2 and 3 of the CSR read: (data, error).
+    _r3v: bool,
+    _r4v: bool,
+    /// Stages 3, 4 and 5 of the CSR read: (data, error).
     _out: (u32, bool),
+    _out2: (u32, bool),
     _out3: (u32, bool),
     /// Datapath read pipeline, `store.latency()` stages (last = output).
     _qd: Vec<Vec<u64>>,
@@ -1093,24 +1200,28 @@ impl<const QA: usize> CsrCore<QA> {
             _wr_q: false,
             _mr_go: false,
             _mr_bad: false,
+            _mr_bad1: false,
             _r1: 0,
             _r1v: false,
+            _r2: 0,
             _r2v: false,
-            _qc: vec![0; k],
+            _r3v: false,
+            _r4v: false,
             _out: (0, false),
+            _out2: (0, false),
             _out3: (0, false),
             _qd: vec![vec![0; k]; store.latency()],
         }
     }
 
-    /// What stage 2 of a CSR read of `addr` takes (data, unmapped), with
-    /// `qc` the context RAM words stage 1 read.
-    fn stage2(&self, addr: u32, qc: &[u64]) -> (u32, bool) {
-        if let Some((_, k)) = self._plan.ctx_at(addr) {
+    /// What stage 3 of a CSR read of `addr` takes (data, unmapped): the
+    /// word's source now, or the context RAM word (read in stage 3).
+    fn stage3(&self, addr: u32) -> (u32, bool) {
+        if let Some((q, k)) = self._plan.ctx_at(addr) {
             let mut at = 0;
             let mut v = 0u32;
             for f in self._plan.ctx[k].reg.fields {
-                v = f.set(v, (qc[k] >> at) as u32);
+                v = f.set(v, (self._mem[k][q as usize] >> at) as u32);
                 at += f.width as usize;
             }
             return (v, false);
@@ -1180,23 +1291,24 @@ impl<const QA: usize> Logic for CsrCore<QA> {
         let strb = val32(self.wr_strb.val());
         let (w_unmapped, w_err) = self.word_err(wa, strb);
         if self.clock.pos_edge() {
-            self._mr_bad = self.mr_bad();
+            self._mr_bad = self._mr_bad1;
+            self._mr_bad1 = self.mr_bad();
             let qa = self.qp_rd_addr.val().index();
             self._qd.pop();
             self._qd.insert(
                 0,
                 self._mem.iter().map(|m| m[qa.min(m.len() - 1)]).collect(),
             );
-            // Read stage 2 (from stage 1 before this edge), then stage 1.
-            let r_miss = self._out.1;
-            self._out3 = self._out;
-            self._out = self.stage2(self._r1, &self._qc);
+            // Read stages 5 and 4, stage 3 (from stage 2 before this edge,
+            // the context RAM read before this edge's RAM write), then
+            // stages 2 and 1.
+            let r_miss = self._out2.1;
+            self._out3 = self._out2;
+            self._out2 = self._out;
+            self._out = self.stage3(self._r2);
+            self._r2 = self._r1;
             if self.rd_en.val() {
-                let ra = val32(self.rd_addr.val());
-                self._r1 = ra;
-                if let Some((q, k)) = self._plan.ctx_at(ra) {
-                    self._qc[k] = self._mem[k][q as usize];
-                }
+                self._r1 = val32(self.rd_addr.val());
             }
             let wr = self.wr_en.val();
             if let Some((k, q, v)) = self._cw.take() {
@@ -1230,6 +1342,8 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                 self._wr_q = false;
                 self._r1v = false;
                 self._r2v = false;
+                self._r3v = false;
+                self._r4v = false;
             } else {
                 if self._wr_q {
                     let data = val32(self.wr_data.val());
@@ -1247,8 +1361,10 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                     ._unmapped
                     .wrapping_add(self._un.0 as u32)
                     .wrapping_add(self._un.1 as u32);
-                self._un = (wr && w_unmapped, self._r2v && r_miss);
+                self._un = (wr && w_unmapped, self._r4v && r_miss);
                 self._wr_q = wr;
+                self._r4v = self._r3v;
+                self._r3v = self._r2v;
                 self._r2v = self._r1v;
                 self._r1v = self.rd_en.val();
             }
@@ -1429,6 +1545,8 @@ pub struct Csr<const QA: usize> {
     r_pend: DFF<Bit>,
     r_pend2: DFF<Bit>,
     r_pend3: DFF<Bit>,
+    r_pend4: DFF<Bit>,
+    r_pend5: DFF<Bit>,
     r_valid: DFF<Bit>,
     r_data: DFF<Bits<32>>,
     r_resp: DFF<Bits<2>>,
@@ -1438,11 +1556,14 @@ pub struct Csr<const QA: usize> {
 
 /// The default build: `QP_COUNT` contexts.
 pub type CsrDefault = Csr<8>;
+/// A small build for simulation (the catalogue's `csr_bram` and
+/// `csr_lutram`): up to 64 contexts.
+pub type CsrSmall = Csr<6>;
 const _: () = assert!(roce_regs::QP_COUNT == 1 << 8);
 
 impl<const QA: usize> Csr<QA> {
     /// Cycles from the AR handshake to `rvalid`.
-    pub const READ_LATENCY: usize = 5;
+    pub const READ_LATENCY: usize = 7;
     /// Cycles from an AW+W handshake in one cycle to `bvalid` (AW held,
     /// its decode registered in two stages, the write).
     pub const WRITE_LATENCY: usize = 4;
@@ -1527,6 +1648,8 @@ impl<const QA: usize> Csr<QA> {
             r_pend: Default::default(),
             r_pend2: Default::default(),
             r_pend3: Default::default(),
+            r_pend4: Default::default(),
+            r_pend5: Default::default(),
             r_valid: Default::default(),
             r_data: Default::default(),
             r_resp: Default::default(),
@@ -1546,9 +1669,9 @@ impl<const QA: usize> Logic for Csr<QA> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, aw_full, aw_dec, aw_dec2, aw_addr, w_full, w_data, w_strb, b_valid,
-            b_resp, r_busy, ar_addr, r_pend0, r_pend, r_pend2, r_pend3, r_valid, r_data, r_resp,
-            mr_valid, mr_busy, mr_error, mr_dropped, mr_seq, c_op, c_key, c_pd, c_access, c_addr,
-            c_len, c_shift, c_index
+            b_resp, r_busy, ar_addr, r_pend0, r_pend, r_pend2, r_pend3, r_pend4, r_pend5, r_valid,
+            r_data, r_resp, mr_valid, mr_busy, mr_error, mr_dropped, mr_seq, c_op, c_key, c_pd,
+            c_access, c_addr, c_len, c_shift, c_index
         );
         clock!(self, clock, core);
         self.core.reset.next = self.reset.val();
@@ -1597,9 +1720,10 @@ impl<const QA: usize> Logic for Csr<QA> {
         if self.b_valid.q.val() & self.s_axil_bready.val() {
             self.b_valid.d.next = false;
         }
-        // Read: AR address registered (stage 0), page decode and RAM read
-        // (stage 1), word within the page and RAM output register (stage
-        // 2), both registered again (stage 3), R after the last mux.
+        // Read: AR address registered (stage 0), page decode (stage 1),
+        // index copies per page (stage 2), word within the half page and
+        // RAM read (stage 3), word within the page and RAM output register
+        // (stage 4), both registered again (stage 5), R after the last mux.
         self.core.rd_addr.next = self.ar_addr.q.val();
         self.core.rd_en.next = self.r_pend0.q.val();
         self.r_pend0.d.next = false;
@@ -1611,7 +1735,9 @@ impl<const QA: usize> Logic for Csr<QA> {
         self.r_pend.d.next = self.r_pend0.q.val();
         self.r_pend2.d.next = self.r_pend.q.val();
         self.r_pend3.d.next = self.r_pend2.q.val();
-        if self.r_pend3.q.val() {
+        self.r_pend4.d.next = self.r_pend3.q.val();
+        self.r_pend5.d.next = self.r_pend4.q.val();
+        if self.r_pend5.q.val() {
             self.r_valid.d.next = true;
             self.r_data.d.next = self.core.rd_data.val();
             if self.core.rd_err.val() {
@@ -1690,6 +1816,8 @@ impl<const QA: usize> Logic for Csr<QA> {
             self.r_pend.d.next = false;
             self.r_pend2.d.next = false;
             self.r_pend3.d.next = false;
+            self.r_pend4.d.next = false;
+            self.r_pend5.d.next = false;
             self.r_valid.d.next = false;
         }
     }

@@ -76,6 +76,8 @@ macro_rules! axil_slave {
     };
 }
 axil_slave!(crate::models::CsrW256);
+axil_slave!(crate::models::CsrBramW64);
+axil_slave!(crate::models::CsrLutramW64);
 #[cfg(roce_picorv32)]
 axil_slave!(crate::models::FwSoc);
 axil_slave!(crate::models::MrCtrlW64);

@@ -12,7 +12,9 @@
 //! - unmapped reads and writes answer SLVERR and count `csr-unmapped`;
 //! - partial writes to QP contexts answer SLVERR and change nothing;
 //! - QP context writes appear on the datapath port (`QP_READ_LATENCY` cycles
-//!   after a request) from the cycle after the B response;
+//!   after a request) from the cycle after the B response, in the default
+//!   build and in the 1-cycle datapath forms (`csr_bram`, `csr_lutram`:
+//!   64 contexts), each measured against the latency it publishes;
 //! - counters read back what their input lanes hold;
 //! - random mixes of reads and writes in flight together.
 
@@ -20,25 +22,69 @@ mod common;
 
 use common::{is_ctx, unpack_ctx, RefRegs, CTX_WORDS, LANES};
 use roce_regs::{Access, Counter, BLOCKS, CSR_WINDOW_SIZE};
-use roce_sim::axil::{AxilMaster, Done, Timing, OKAY, SLVERR};
+use roce_sim::axil::{AxilMaster, AxilSlave, Done, Timing, OKAY, SLVERR};
 use roce_sim::model::Model;
-use roce_sim::models::CsrW256;
+use roce_sim::models::{CsrBramW64, CsrLutramW64, CsrW256};
 use roce_sim::rng::Rng;
 use std::collections::BTreeMap;
 
 type Dut = CsrW256;
 
+/// A Verilated CSR build: the default (`Dut`) or a 1-cycle datapath form
+/// of the context table (`CsrBramW64`, `CsrLutramW64`).
+trait CsrDut: AxilSlave {
+    const PARAMS: &'static [(&'static str, u64)];
+    fn build() -> Self;
+    fn reset(&mut self, v: bool);
+    fn lanes(&mut self, v: &[u32; LANES]);
+    fn qp_addr(&mut self, q: u32);
+    fn qp_data(&self) -> [u32; CTX_WORDS];
+}
+
+macro_rules! csr_dut {
+    ($($t:ty),*) => {$(
+        impl CsrDut for $t {
+            const PARAMS: &'static [(&'static str, u64)] = <$t>::PARAMS;
+            fn build() -> Self {
+                <$t>::new()
+            }
+            fn reset(&mut self, v: bool) {
+                self.set_reset(v)
+            }
+            fn lanes(&mut self, v: &[u32; LANES]) {
+                self.set_counters(v)
+            }
+            fn qp_addr(&mut self, q: u32) {
+                self.set_qp_rd_addr(q)
+            }
+            fn qp_data(&self) -> [u32; CTX_WORDS] {
+                self.get_qp_rd_data()
+            }
+        }
+    )*};
+}
+csr_dut!(CsrW256, CsrBramW64, CsrLutramW64);
+
+/// A parameter the build publishes.
+fn param<D: CsrDut>(name: &str) -> u64 {
+    D::PARAMS
+        .iter()
+        .find(|(k, _)| *k == name)
+        .unwrap_or_else(|| panic!("the csr build publishes {name}"))
+        .1
+}
+
 fn n_qps() -> u32 {
-    Dut::PARAMS.iter().find(|(k, _)| *k == "N").unwrap().1 as u32
+    param::<Dut>("N") as u32
 }
 
 /// Cycles from `qp_rd_addr` to `qp_rd_data`.
 fn qp_latency() -> usize {
-    roce_sim::fw::qp_read_latency()
+    param::<Dut>("QP_READ_LATENCY") as usize
 }
 
-struct Bench {
-    dut: Dut,
+struct Bench<D = Dut> {
+    dut: D,
     m: AxilMaster,
     r: RefRegs,
     rng: Rng,
@@ -46,24 +92,30 @@ struct Bench {
 
 impl Bench {
     fn new(test: &str, default_seed: u64, timing: Timing) -> Bench {
+        Bench::with_dut(test, default_seed, timing)
+    }
+}
+
+impl<D: CsrDut> Bench<D> {
+    fn with_dut(test: &str, default_seed: u64, timing: Timing) -> Bench<D> {
         let seed = Rng::seed_from_env(test, default_seed);
         let mut b = Bench {
-            dut: Dut::new(),
+            dut: D::build(),
             m: AxilMaster::new(seed ^ 0x5EED, timing),
-            r: RefRegs::new(),
+            r: RefRegs::with_qps(param::<D>("N") as u32),
             rng: Rng::new(seed),
         };
-        b.dut.set_counters(&[0; LANES]);
-        b.dut.set_reset(true);
+        b.dut.lanes(&[0; LANES]);
+        b.dut.reset(true);
         for _ in 0..3 {
             b.m.step(&mut b.dut);
         }
-        b.dut.set_reset(false);
+        b.dut.reset(false);
         b
     }
 
     fn set_lanes(&mut self, lanes: [u32; LANES]) {
-        self.dut.set_counters(&lanes);
+        self.dut.lanes(&lanes);
         self.r.lanes = lanes;
     }
 
@@ -220,14 +272,13 @@ fn partial_context_writes_answer_slverr() {
     assert_eq!(b.read(ctr), (0, OKAY), "partial writes are not unmapped");
 }
 
-#[test]
-fn qp_contexts_reach_the_datapath_port() {
-    let mut b = Bench::new(
-        "csr::qp_contexts_reach_the_datapath_port",
-        6,
-        Timing::RANDOM,
-    );
-    let n = n_qps();
+/// Program random contexts through the CSR window and read them on the
+/// datapath port, one request per cycle beside CSR reads, `D`'s published
+/// `QP_READ_LATENCY` after each request; measure that latency too.
+fn qp_contexts<D: CsrDut>(test: &str, seed: u64) {
+    let mut b = Bench::<D>::with_dut(test, seed, Timing::RANDOM);
+    let n = param::<D>("N") as u32;
+    let lat = param::<D>("QP_READ_LATENCY") as usize;
     for round in 0..4 {
         // Program random contexts (whole words) through the CSR window.
         for _ in 0..200 {
@@ -237,9 +288,8 @@ fn qp_contexts_reach_the_datapath_port() {
                 b.write(roce_regs::qp::BASE + r.element_offset(q), v, 0xF);
             }
         }
-        // The port answers `qp_latency()` cycles after each request, every
-        // cycle, while CSR reads run beside it.
-        let lat = qp_latency();
+        // The port answers `lat` cycles after each request, every cycle,
+        // while CSR reads run beside it.
         let mut inflight: std::collections::VecDeque<u32> = Default::default();
         for c in 0..3000 {
             if c % 7 == 0 && b.m.idle() {
@@ -247,16 +297,12 @@ fn qp_contexts_reach_the_datapath_port() {
                 b.m.read(a);
             }
             let q = b.rng.below(n as u64) as u32;
-            b.dut.set_qp_rd_addr(q);
+            b.dut.qp_addr(q);
             b.m.drive(&mut b.dut);
             b.dut.eval();
             if inflight.len() == lat {
                 let p = inflight.pop_front().unwrap();
-                assert_eq!(
-                    b.dut.get_qp_rd_data(),
-                    b.r.packed_ctx(p),
-                    "QP {p}, round {round}"
-                );
+                assert_eq!(b.dut.qp_data(), b.r.packed_ctx(p), "QP {p}, round {round}");
             }
             b.m.sample(&b.dut);
             b.dut.tick();
@@ -267,20 +313,61 @@ fn qp_contexts_reach_the_datapath_port() {
             assert!(matches!(d, Done::Read { resp: OKAY, .. }));
         }
     }
+    // The latency, measured: hold one QP, switch to one with another
+    // context, count edges until the port shows it.
+    let q0 = 0;
+    let q1 = (1..n)
+        .find(|&q| b.r.packed_ctx(q) != b.r.packed_ctx(q0))
+        .expect("two QPs with different contexts");
+    b.dut.qp_addr(q0);
+    for _ in 0..lat + 2 {
+        b.dut.eval();
+        b.dut.tick();
+    }
+    b.dut.eval();
+    assert_eq!(b.dut.qp_data(), b.r.packed_ctx(q0));
+    b.dut.qp_addr(q1);
+    let mut measured = 0;
+    while {
+        b.dut.eval();
+        b.dut.qp_data() != b.r.packed_ctx(q1)
+    } {
+        b.dut.tick();
+        measured += 1;
+        assert!(measured < 10, "QP {q1} never reached the port");
+    }
+    assert_eq!(measured, lat, "qp_rd_addr to qp_rd_data, as published");
     // A write is visible on the port for a request in the cycle after its
     // B response.
     for _ in 0..50 {
         let q = b.rng.below(n as u64) as u32;
         let v = b.rng.next_u32();
         b.write(roce_regs::qp::dest_qpn::addr(q), v, 0xF);
-        b.dut.set_qp_rd_addr(q);
-        for _ in 0..qp_latency() {
+        b.dut.qp_addr(q);
+        for _ in 0..lat {
             b.dut.eval();
             b.dut.tick();
         }
         b.dut.eval();
-        assert_eq!(b.dut.get_qp_rd_data(), b.r.packed_ctx(q));
+        assert_eq!(b.dut.qp_data(), b.r.packed_ctx(q));
     }
+}
+
+#[test]
+fn qp_contexts_reach_the_datapath_port() {
+    qp_contexts::<Dut>("csr::qp_contexts_reach_the_datapath_port", 6);
+}
+
+/// The datapath copy in block RAM without its output register (1 cycle).
+#[test]
+fn qp_contexts_bram_store() {
+    qp_contexts::<CsrBramW64>("csr::qp_contexts_bram_store", 13);
+}
+
+/// The datapath copy in LUT RAM (1 cycle).
+#[test]
+fn qp_contexts_lutram_store() {
+    qp_contexts::<CsrLutramW64>("csr::qp_contexts_lutram_store", 14);
 }
 
 #[test]

@@ -76,6 +76,18 @@ impl RefRegs {
         }
     }
 
+    /// The register file of a build with `n` QP contexts: contexts from
+    /// `n` up are unmapped and `qp.qp_count` reads `n`.
+    pub fn with_qps(n: u32) -> RefRegs {
+        let mut r = RefRegs::new();
+        r.words.retain(|_, e| e.ctx.is_none_or(|q| q < n));
+        r.words
+            .get_mut(&roce_regs::qp::qp_count::ADDR)
+            .expect("qp.qp_count is mapped")
+            .value = n;
+        r
+    }
+
     pub fn read(&self, addr: u32) -> Option<u32> {
         let e = self.words.get(&(addr & !3))?;
         Some(match e.counter {
