@@ -442,8 +442,10 @@ register_map! {
     }
 
     /// QP context table: context n at `QP_CTX_OFFSET + n * QP_STRIDE`. The
-    /// datapath reads a whole context in one (registered) cycle; the
-    /// firmware writes it one register at a time. Fields are packed; the
+    /// datapath reads a whole context per cycle, registered, the build's
+    /// `QP_READ_LATENCY` cycles after the address (2 by default, 1 in the
+    /// `csr_bram` / `csr_lutram` builds); the firmware writes it one
+    /// register at a time. Fields are packed; the
     /// command mailbox validates values before they get here.
     block qp (base: 0x2_0000, size: 0x2_0000, type: 0x0004, version: 1) {
         /// Contexts this hardware holds.
