@@ -11,8 +11,10 @@
 //!   one entry per 4 KiB of VA. Set = low `TA` bits of `va >> 12`, XOR the
 //!   low bits of the MR index (so equal addresses of different regions
 //!   spread). Tag = MR index, the registration's epoch and `va >> 12`; the
-//!   entry holds the frame of the region's page (4 KiB..2 MiB) that holds
-//!   those 4 KiB. Because the set does not depend on the region's page
+//!   entry holds the physical frame of those 4 KiB (the region's page,
+//!   4 KiB..2 MiB, plus the offset of the 4 KiB in it, combined when the
+//!   walk fills the entry), so a hit's address is that frame and the low
+//!   12 bits of the VA, with no page mask. Because the set does not depend on the region's page
 //!   size, the TLB is read in the same cycle as the MR table, straight
 //!   from the request. Direct mapping gives the one-cycle hit with one RAM
 //!   read and one compare; set-associative would need `k` compares and a
@@ -121,8 +123,9 @@ pub struct TlbWord {
     pub valid: Bit,
     pub index: Bits<16>,
     pub epoch: Bits<8>,
-    /// `va >> 12` with the bits below the page size cleared.
+    /// `va >> 12`.
     pub vpn: Bits<52>,
+    /// The frame (`PA >> 12`) of those 4 KiB, within the region's page.
     pub pfn: Bits<40>,
 }
 
@@ -156,10 +159,14 @@ enum Engine {
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Control {
     Sweep,
+    /// The last sweep write (from the write-port registers) lands.
+    Flush,
     Idle,
+    Decode,
     Wait,
     Capture,
     Modify,
+    Write,
 }
 
 /// The block: `2^MA` memory regions, `2^TA` TLB entries, `2^PTA`
@@ -221,6 +228,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     n_pt: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     one64: Constant<Bits<64>>,
+    low12: Constant<Bits<64>>,
     two64: Constant<Bits<65>>,
     shift_min: Constant<Bits<5>>,
     shift_max: Constant<Bits<5>>,
@@ -270,9 +278,15 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     va2: DFF<Bits<64>>,
     len2: DFF<Bits<32>>,
     end2: DFF<Bits<65>>,
-    span2: DFF<Bits<64>>,
+    /// Bit `s` set when the request's first and last byte differ at bit
+    /// `s` or above (they are in different pages of `2^s` bytes).
+    above2: DFF<Bits<32>>,
     zero2: DFF<Bit>,
-    mask2: Signal<Local, Bits<64>>,
+    /// First and last byte XORed, and that smeared towards bit 0.
+    span1: Signal<Local, Bits<64>>,
+    smear_a: Signal<Local, Bits<64>>,
+    smear_b: Signal<Local, Bits<64>>,
+    smear_c: Signal<Local, Bits<64>>,
     reason2: Signal<Local, Bits<3>>,
     hit2: Signal<Local, Bit>,
     single2: Signal<Local, Bit>,
@@ -286,7 +300,6 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     pa3: DFF<Bits<64>>,
     len3: DFF<Bits<32>>,
     va3: DFF<Bits<64>>,
-    mask3: DFF<Bits<64>>,
     shift3: DFF<Bits<5>>,
     base3: DFF<Bits<64>>,
     ptb3: DFF<Bits<16>>,
@@ -345,10 +358,27 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     c_count: DFF<Bits<16>>,
     c_done: DFF<Bit>,
     c_error: DFF<Bit>,
+    /// The entry read by a command, then the word to write (the MR
+    /// table's write data comes from this register).
     c_old: DFF<MrWord>,
     c_refuse: DFF<Bit>,
-    c_limit: Signal<Local, Bits<65>>,
-    c_bad: Signal<Local, Bit>,
+    // The command, registered as the control leaves Idle: the RAM write
+    // ports are driven from flip-flops only.
+    c_op: DFF<Bits<{ op::BITS }>>,
+    c_key: DFF<Bits<32>>,
+    c_pd: DFF<Bits<16>>,
+    c_access: DFF<Bits<4>>,
+    c_addr: DFF<Bits<64>>,
+    c_limit: DFF<Bits<65>>,
+    c_shift: DFF<Bits<5>>,
+    c_index: DFF<Bits<32>>,
+    c_bad: DFF<Bit>,
+    c_pt_bad: DFF<Bit>,
+    c_err: DFF<Bit>,
+    c_wrap: DFF<Bit>,
+    c_we: DFF<Bit>,
+    c_waddr: DFF<Bits<MA>>,
+    c_pt_we: DFF<Bit>,
     drained: Signal<Local, Bit>,
 }
 
@@ -414,6 +444,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             n_pt: c(1 << PTA),
             one32: c(1),
             one64: c(1),
+            low12: c(0xFFF),
             two64: Constant::new(Bits::<65>::default().replace_bit(64, true)),
             shift_min: c(PAGE_SHIFT_MIN as u64),
             shift_max: c(PAGE_SHIFT_MAX as u64),
@@ -456,9 +487,12 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             va2: Default::default(),
             len2: Default::default(),
             end2: Default::default(),
-            span2: Default::default(),
+            above2: Default::default(),
             zero2: Default::default(),
-            mask2: Default::default(),
+            span1: Default::default(),
+            smear_a: Default::default(),
+            smear_b: Default::default(),
+            smear_c: Default::default(),
             reason2: Default::default(),
             hit2: Default::default(),
             single2: Default::default(),
@@ -470,7 +504,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             pa3: Default::default(),
             len3: Default::default(),
             va3: Default::default(),
-            mask3: Default::default(),
             shift3: Default::default(),
             base3: Default::default(),
             ptb3: Default::default(),
@@ -518,8 +551,21 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             c_error: Default::default(),
             c_old: Default::default(),
             c_refuse: Default::default(),
+            c_op: Default::default(),
+            c_key: Default::default(),
+            c_pd: Default::default(),
+            c_access: Default::default(),
+            c_addr: Default::default(),
             c_limit: Default::default(),
+            c_shift: Default::default(),
+            c_index: Default::default(),
             c_bad: Default::default(),
+            c_pt_bad: Default::default(),
+            c_err: Default::default(),
+            c_wrap: Default::default(),
+            c_we: Default::default(),
+            c_waddr: Default::default(),
+            c_pt_we: Default::default(),
             drained: Default::default(),
         }
     }
@@ -566,7 +612,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             va2,
             len2,
             end2,
-            span2,
+            above2,
             zero2,
             v3,
             reason3,
@@ -576,7 +622,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             pa3,
             len3,
             va3,
-            mask3,
             shift3,
             base3,
             ptb3,
@@ -616,7 +661,22 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_done,
             c_error,
             c_old,
-            c_refuse
+            c_refuse,
+            c_op,
+            c_key,
+            c_pd,
+            c_access,
+            c_addr,
+            c_limit,
+            c_shift,
+            c_index,
+            c_bad,
+            c_pt_bad,
+            c_err,
+            c_wrap,
+            c_we,
+            c_waddr,
+            c_pt_we
         );
         clock!(self, clock, mr, pt, tlb, queue);
 
@@ -634,7 +694,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             (self.e_state.q.val() == Engine::Idle) & (self.q_count.q.val() != self.q_cap.val());
 
         // ---- S2: every check, on the RAMs' output registers.
-        self.mask2.next = (self.one64.val() << self.mr.read_data.val().shift) - 1;
         self.reason2.next = 0.into();
         if !self.inrange2.q.val()
             | (self.mr.read_data.val().state == self.st_free.val())
@@ -658,18 +717,19 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             & (self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch)
             & (self.tlb.read_data.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12));
         // First and last byte in one page: no bit above the page offset differs.
-        self.single2.next = !(self.span2.q.val() & !self.mask2.val()).any();
+        self.single2.next =
+            !bit_cast::<1, 32>(self.above2.q.val() >> self.mr.read_data.val().shift).any();
 
         // Memory port defaults.
-        self.mr.write_enable.next = false;
-        self.mr.write_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
+        self.mr.write_enable.next = self.c_we.q.val();
+        self.mr.write_address.next = self.c_waddr.q.val();
         self.mr.write_data.next = self.c_old.q.val();
         self.mr.read_enable.next = false;
         self.mr.output_enable.next = false;
         self.mr.read_address.next = bit_cast::<MA, 32>(self.s_req_key.val() >> 8);
-        self.pt.write_enable.next = false;
-        self.pt.write_address.next = bit_cast::<PTA, 32>(self.s_cmd_index.val());
-        self.pt.write_data.next = bit_cast::<40, 64>(self.s_cmd_addr.val() >> 12);
+        self.pt.write_enable.next = self.c_pt_we.q.val();
+        self.pt.write_address.next = bit_cast::<PTA, 32>(self.c_index.q.val());
+        self.pt.write_data.next = bit_cast::<40, 64>(self.c_addr.q.val() >> 12);
         self.pt.read_enable.next = false;
         self.pt.output_enable.next = false;
         self.pt.read_address.next = self.e_pta.q.val();
@@ -679,7 +739,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.tlb.write_data.next.index = self.e_idx.q.val();
         self.tlb.write_data.next.epoch = self.e_epoch.q.val();
         self.tlb.write_data.next.vpn = self.e_vpn.val();
-        self.tlb.write_data.next.pfn = self.e_pfn.q.val();
+        // The frame of `e_va`'s 4 KiB: the page's frame with `e_va`'s
+        // offset bits above 12 within the page.
+        self.tlb.write_data.next.pfn = bit_cast::<40, 64>(
+            (((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12) & !self.e_mask.q.val())
+                | (self.e_va.q.val() & self.e_mask.q.val()))
+                >> 12,
+        );
         self.tlb.read_enable.next = false;
         self.tlb.output_enable.next = false;
         self.tlb.read_address.next = bit_cast::<TA, 64>(self.s_req_va.val() >> 12)
@@ -739,6 +805,22 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
         }
 
+        // S1's first and last byte: where they differ, smeared down (bit
+        // `s` of `smear_c` set when they differ at bit `s` or above).
+        self.span1.next = self.va1.q.val() ^ bit_cast::<64, 65>(self.end1.q.val() - 1);
+        self.smear_a.next = self.span1.val()
+            | (self.span1.val() >> 1)
+            | (self.span1.val() >> 2)
+            | (self.span1.val() >> 3);
+        self.smear_b.next = self.smear_a.val()
+            | (self.smear_a.val() >> 4)
+            | (self.smear_a.val() >> 8)
+            | (self.smear_a.val() >> 12);
+        self.smear_c.next = self.smear_b.val()
+            | (self.smear_b.val() >> 16)
+            | (self.smear_b.val() >> 32)
+            | (self.smear_b.val() >> 48);
+
         // S1 -> S2: the RAMs move S1's words to their output registers.
         self.mr.output_enable.next = self.ld2.val();
         self.tlb.output_enable.next = self.ld2.val();
@@ -752,7 +834,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.va2.d.next = self.va1.q.val();
             self.len2.d.next = self.len1.q.val();
             self.end2.d.next = self.end1.q.val();
-            self.span2.d.next = self.va1.q.val() ^ bit_cast::<64, 65>(self.end1.q.val() - 1);
+            self.above2.d.next = bit_cast::<32, 64>(self.smear_c.val());
             self.zero2.d.next = self.zero1.q.val();
         } else {
             if self.ld3.val() {
@@ -772,12 +854,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.hit3.d.next = self.hit2.val();
             self.single3.d.next = self.single2.val();
             self.zero3.d.next = self.zero2.q.val();
-            self.pa3.d.next = ((bit_cast::<64, 40>(self.tlb.read_data.val().pfn) << 12)
-                & !self.mask2.val())
-                | (self.va2.q.val() & self.mask2.val());
+            // The TLB holds the frame of the request's 4 KiB: no page mask.
+            self.pa3.d.next = (bit_cast::<64, 40>(self.tlb.read_data.val().pfn) << 12)
+                | (self.va2.q.val() & self.low12.val());
             self.len3.d.next = self.len2.q.val();
             self.va3.d.next = self.va2.q.val();
-            self.mask3.d.next = self.mask2.val();
             self.shift3.d.next = self.mr.read_data.val().shift;
             self.base3.d.next = self.mr.read_data.val().base;
             self.ptb3.d.next = self.mr.read_data.val().pt_base;
@@ -822,7 +903,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             } else {
                 self.e_va.d.next = self.va3.q.val();
                 self.e_rem.d.next = self.len3.q.val();
-                self.e_mask.d.next = self.mask3.q.val();
+                self.e_mask.d.next = (self.one64.val() << self.shift3.q.val()) - 1;
                 self.e_shift.d.next = self.shift3.q.val();
                 self.e_base.d.next = self.base3.q.val();
                 self.e_ptb.d.next = self.ptb3.q.val();
@@ -970,49 +1051,65 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.m_grant_reason.next = self.q_data.val().reason;
         }
 
-        // ---- Control plane.
-        self.c_limit.next =
-            bit_cast::<65, 64>(self.s_cmd_addr.val()) + bit_cast::<65, 64>(self.s_cmd_len.val());
-        self.c_bad.next = (self.s_cmd_key.val() >> 8) >= self.n_mr.val();
+        // ---- Control plane. The command is registered as it leaves Idle,
+        // and the RAM writes come from registers (`c_we`, `c_waddr`,
+        // `c_old`; `c_pt_we`), set the cycle before the write.
+        self.c_we.d.next = false;
+        self.c_pt_we.d.next = false;
         match self.c_state.q.val() {
             Control::Sweep => {
                 self.tlb.write_enable.next = true;
                 self.tlb.write_address.next = bit_cast::<TA, 16>(self.c_count.q.val());
                 self.tlb.write_data.next.valid = false;
-                if self.c_sweep_mr.q.val() {
-                    self.mr.write_enable.next = true;
-                    self.mr.write_address.next = bit_cast::<MA, 16>(self.c_count.q.val());
-                    self.mr.write_data.next.state = self.st_free.val();
-                    self.mr.write_data.next.epoch = 0.into();
-                }
+                self.c_we.d.next = self.c_sweep_mr.q.val();
+                self.c_waddr.d.next = bit_cast::<MA, 16>(self.c_count.q.val());
+                self.c_old.d.next.state = self.st_free.val();
+                self.c_old.d.next.epoch = 0.into();
                 self.c_count.d.next = self.c_count.q.val() + 1;
                 if self.c_count.q.val() == self.sweep_last.val() {
-                    self.c_state.d.next = Control::Idle;
+                    self.c_state.d.next = Control::Flush;
                 }
+            }
+            Control::Flush => {
+                self.c_state.d.next = Control::Idle;
             }
             Control::Idle => {
                 if self.s_cmd_valid.val() & self.drained.val() {
-                    if self.s_cmd_op.val() == self.op_write_pt.val() {
-                        self.s_cmd_ready.next = true;
-                        self.c_done.d.next = true;
-                        if (self.s_cmd_index.val() >= self.n_pt.val())
-                            | (self.s_cmd_addr.val() >= self.pa_limit.val())
-                        {
-                            self.c_error.d.next = true;
-                        } else {
-                            self.pt.write_enable.next = true;
-                        }
-                    } else if self.c_bad.val() {
-                        self.s_cmd_ready.next = true;
-                        self.c_done.d.next = true;
-                        self.c_error.d.next = true;
-                    } else {
-                        // Read the entry (two cycles), register it, then
-                        // modify and write it.
-                        self.mr.read_enable.next = true;
-                        self.mr.read_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
-                        self.c_state.d.next = Control::Wait;
-                    }
+                    self.c_op.d.next = self.s_cmd_op.val();
+                    self.c_key.d.next = self.s_cmd_key.val();
+                    self.c_pd.d.next = self.s_cmd_pd.val();
+                    self.c_access.d.next = self.s_cmd_access.val();
+                    self.c_addr.d.next = self.s_cmd_addr.val();
+                    self.c_limit.d.next = bit_cast::<65, 64>(self.s_cmd_addr.val())
+                        + bit_cast::<65, 64>(self.s_cmd_len.val());
+                    self.c_shift.d.next = self.s_cmd_shift.val();
+                    self.c_index.d.next = self.s_cmd_index.val();
+                    self.c_waddr.d.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
+                    self.c_bad.d.next = (self.s_cmd_key.val() >> 8) >= self.n_mr.val();
+                    self.c_pt_bad.d.next = (self.s_cmd_index.val() >= self.n_pt.val())
+                        | (self.s_cmd_addr.val() >= self.pa_limit.val());
+                    self.c_state.d.next = Control::Decode;
+                }
+            }
+            Control::Decode => {
+                self.c_refuse.d.next = (self.c_shift.q.val() < self.shift_min.val())
+                    | (self.c_shift.q.val() > self.shift_max.val())
+                    | (self.c_limit.q.val() > self.two64.val())
+                    | (self.c_index.q.val() >= self.n_pt.val());
+                self.c_wrap.d.next = false;
+                if self.c_op.q.val() == self.op_write_pt.val() {
+                    self.c_err.d.next = self.c_pt_bad.q.val();
+                    self.c_pt_we.d.next = !self.c_pt_bad.q.val();
+                    self.c_state.d.next = Control::Write;
+                } else if self.c_bad.q.val() {
+                    self.c_err.d.next = true;
+                    self.c_state.d.next = Control::Write;
+                } else {
+                    // Read the entry (two cycles), register it, then
+                    // modify it and write it.
+                    self.mr.read_enable.next = true;
+                    self.mr.read_address.next = self.c_waddr.q.val();
+                    self.c_state.d.next = Control::Wait;
                 }
             }
             Control::Wait => {
@@ -1021,48 +1118,52 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Control::Capture => {
                 self.c_old.d.next = self.mr.read_data.val();
-                self.c_refuse.d.next = (self.s_cmd_shift.val() < self.shift_min.val())
-                    | (self.s_cmd_shift.val() > self.shift_max.val())
-                    | (self.c_limit.val() > self.two64.val())
-                    | (self.s_cmd_index.val() >= self.n_pt.val());
                 self.c_state.d.next = Control::Modify;
             }
             Control::Modify => {
+                self.c_err.d.next = false;
+                self.c_state.d.next = Control::Write;
+                if self.c_op.q.val() == self.op_register.val() {
+                    if self.c_refuse.q.val() {
+                        self.c_err.d.next = true;
+                    } else {
+                        self.c_we.d.next = true;
+                        self.c_old.d.next.tag = bit_cast::<8, 32>(self.c_key.q.val());
+                        self.c_old.d.next.state = self.st_valid.val();
+                        self.c_old.d.next.pd = self.c_pd.q.val();
+                        self.c_old.d.next.access = self.c_access.q.val();
+                        self.c_old.d.next.base = self.c_addr.q.val();
+                        self.c_old.d.next.limit = self.c_limit.q.val();
+                        self.c_old.d.next.shift = self.c_shift.q.val();
+                        self.c_old.d.next.pt_base = bit_cast::<16, 32>(self.c_index.q.val());
+                        self.c_old.d.next.epoch = self.c_old.q.val().epoch + 1;
+                        // The epoch wraps: sweep the TLB, keep the MRs.
+                        self.c_wrap.d.next = self.c_old.q.val().epoch == 0xFF;
+                    }
+                } else if self.c_op.q.val() == self.op_deregister.val() {
+                    self.c_we.d.next = true;
+                    self.c_old.d.next.state = self.st_free.val();
+                } else if (self.c_old.q.val().state == self.st_valid.val())
+                    & (self.c_old.q.val().tag == bit_cast::<8, 32>(self.c_key.q.val()))
+                {
+                    self.c_we.d.next = true;
+                    self.c_old.d.next.state = self.st_invalid.val();
+                } else {
+                    self.c_err.d.next = true;
+                }
+            }
+            Control::Write => {
+                // The write registered in Modify (or Decode) lands at the
+                // end of this cycle; the command completes.
                 self.s_cmd_ready.next = true;
                 self.c_done.d.next = true;
-                self.c_state.d.next = Control::Idle;
-                if self.s_cmd_op.val() == self.op_register.val() {
-                    if self.c_refuse.q.val() {
-                        self.c_error.d.next = true;
-                    } else {
-                        self.mr.write_enable.next = true;
-                        self.mr.write_data.next.tag = bit_cast::<8, 32>(self.s_cmd_key.val());
-                        self.mr.write_data.next.state = self.st_valid.val();
-                        self.mr.write_data.next.pd = self.s_cmd_pd.val();
-                        self.mr.write_data.next.access = self.s_cmd_access.val();
-                        self.mr.write_data.next.base = self.s_cmd_addr.val();
-                        self.mr.write_data.next.limit = self.c_limit.val();
-                        self.mr.write_data.next.shift = self.s_cmd_shift.val();
-                        self.mr.write_data.next.pt_base =
-                            bit_cast::<16, 32>(self.s_cmd_index.val());
-                        self.mr.write_data.next.epoch = self.c_old.q.val().epoch + 1;
-                        if self.c_old.q.val().epoch == 0xFF {
-                            // The epoch wraps: sweep the TLB, keep the MRs.
-                            self.c_state.d.next = Control::Sweep;
-                            self.c_sweep_mr.d.next = false;
-                            self.c_count.d.next = 0.into();
-                        }
-                    }
-                } else if self.s_cmd_op.val() == self.op_deregister.val() {
-                    self.mr.write_enable.next = true;
-                    self.mr.write_data.next.state = self.st_free.val();
-                } else if (self.c_old.q.val().state == self.st_valid.val())
-                    & (self.c_old.q.val().tag == bit_cast::<8, 32>(self.s_cmd_key.val()))
-                {
-                    self.mr.write_enable.next = true;
-                    self.mr.write_data.next.state = self.st_invalid.val();
+                self.c_error.d.next = self.c_err.q.val();
+                if self.c_wrap.q.val() {
+                    self.c_state.d.next = Control::Sweep;
+                    self.c_sweep_mr.d.next = false;
+                    self.c_count.d.next = 0.into();
                 } else {
-                    self.c_error.d.next = true;
+                    self.c_state.d.next = Control::Idle;
                 }
             }
         }
@@ -1087,6 +1188,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.c_count.d.next = 0.into();
             self.c_done.d.next = false;
             self.c_error.d.next = false;
+            self.c_we.d.next = false;
+            self.c_pt_we.d.next = false;
         }
     }
 }
