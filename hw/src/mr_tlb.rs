@@ -253,7 +253,15 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     ld3: Signal<Local, Bit>,
     s3_fire: Signal<Local, Bit>,
     e_look: Signal<Local, Bit>,
-    can_go: Signal<Local, Bit>,
+    // The flow-control decisions, each a register computed a cycle ahead
+    // from the next-state values (the RAM clock enables come from flip-flops
+    // through at most one gate).
+    /// S3 may go this cycle: engine idle and a queue slot free.
+    can_go: DFF<Bit>,
+    /// S1 moves to S2 this cycle (the RAMs' output enables).
+    ld2_r: DFF<Bit>,
+    /// A request may be accepted this cycle (unless `s_cmd_valid`).
+    room: DFF<Bit>,
 
     // S1: request whose MR entry and TLB set are being read.
     v1: DFF<Bit>,
@@ -287,6 +295,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     smear_a: Signal<Local, Bits<64>>,
     smear_b: Signal<Local, Bits<64>>,
     smear_c: Signal<Local, Bits<64>>,
+    /// The reason from the key, state, PD and access checks (bounds apart).
     reason2: Signal<Local, Bits<3>>,
     hit2: Signal<Local, Bit>,
     single2: Signal<Local, Bit>,
@@ -294,6 +303,16 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     // S3: the checks' results, registered; the decision.
     v3: DFF<Bit>,
     reason3: DFF<Bits<3>>,
+    // The bounds compares in halves (`va < base` on 32 + 32 bits,
+    // `end > limit` on 33 + 32), combined in S3.
+    va_lt_hi3: DFF<Bit>,
+    va_eq_hi3: DFF<Bit>,
+    va_lt_lo3: DFF<Bit>,
+    end_gt_hi3: DFF<Bit>,
+    end_eq_hi3: DFF<Bit>,
+    end_gt_lo3: DFF<Bit>,
+    /// S3's reject reason, bounds included.
+    why3: Signal<Local, Bits<3>>,
     hit3: DFF<Bit>,
     single3: DFF<Bit>,
     zero3: DFF<Bit>,
@@ -468,6 +487,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             s3_fire: Default::default(),
             e_look: Default::default(),
             can_go: Default::default(),
+            ld2_r: Default::default(),
+            room: Default::default(),
             v1: Default::default(),
             t1_ok: Default::default(),
             key1: Default::default(),
@@ -498,6 +519,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             single2: Default::default(),
             v3: Default::default(),
             reason3: Default::default(),
+            va_lt_hi3: Default::default(),
+            va_eq_hi3: Default::default(),
+            va_lt_lo3: Default::default(),
+            end_gt_hi3: Default::default(),
+            end_eq_hi3: Default::default(),
+            end_gt_lo3: Default::default(),
+            why3: Default::default(),
             hit3: Default::default(),
             single3: Default::default(),
             zero3: Default::default(),
@@ -593,6 +621,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         dff_setup!(
             self,
             clock,
+            can_go,
+            ld2_r,
+            room,
             v1,
             t1_ok,
             key1,
@@ -616,6 +647,12 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             zero2,
             v3,
             reason3,
+            va_lt_hi3,
+            va_eq_hi3,
+            va_lt_lo3,
+            end_gt_hi3,
+            end_eq_hi3,
+            end_gt_lo3,
             hit3,
             single3,
             zero3,
@@ -689,10 +726,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.e_fits.d.next = self.e_rem.q.val() <= self.e_room.q.val();
         self.e_look.next = self.e_state.q.val() == Engine::Look;
 
-        // ---- Queue room and the S3 go condition (registered inputs only).
-        self.can_go.next =
-            (self.e_state.q.val() == Engine::Idle) & (self.q_count.q.val() != self.q_cap.val());
-
         // ---- S2: every check, on the RAMs' output registers.
         self.reason2.next = 0.into();
         if !self.inrange2.q.val()
@@ -706,10 +739,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.reason2.next = self.r_pd.val();
         } else if (self.access2.q.val() & !self.mr.read_data.val().access).any() {
             self.reason2.next = self.r_access.val();
-        } else if (self.va2.q.val() < self.mr.read_data.val().base)
-            | (self.end2.q.val() > self.mr.read_data.val().limit)
-        {
-            self.reason2.next = self.r_bounds.val();
         }
         self.hit2.next = self.tok2.q.val()
             & self.tlb.read_data.val().valid
@@ -765,14 +794,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.cnt_tlb_miss.next = self.n_miss.q.val();
 
         // ---- Flow control.
-        self.s3_fire.next = self.v3.q.val() & self.can_go.val();
-        self.ld3.next = self.v2.q.val() & (!self.v3.q.val() | self.s3_fire.val());
-        self.ld2.next = self.v1.q.val() & (!self.v2.q.val() | self.ld3.val());
-        // The engine's TLB look and an accept would share the read port.
-        self.s_req_ready.next = (self.c_state.q.val() == Control::Idle)
-            & !self.s_cmd_valid.val()
-            & !self.e_look.val()
-            & (!self.v1.q.val() | self.ld2.val());
+        self.s3_fire.next = self.v3.q.val() & self.can_go.q.val();
+        self.ld3.next = self.v2.q.val() & (!self.v3.q.val() | self.can_go.q.val());
+        self.ld2.next = self.ld2_r.q.val();
+        self.s_req_ready.next = self.room.q.val() & !self.s_cmd_valid.val();
         self.ld1.next = self.s_req_valid.val() & self.s_req_ready.val();
         self.drained.next = !self.v1.q.val()
             & !self.v2.q.val()
@@ -851,6 +876,18 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         if self.ld3.val() {
             self.v3.d.next = true;
             self.reason3.d.next = self.reason2.val();
+            self.va_lt_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
+                < bit_cast::<32, 64>(self.mr.read_data.val().base >> 32);
+            self.va_eq_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
+                == bit_cast::<32, 64>(self.mr.read_data.val().base >> 32);
+            self.va_lt_lo3.d.next = bit_cast::<32, 64>(self.va2.q.val())
+                < bit_cast::<32, 64>(self.mr.read_data.val().base);
+            self.end_gt_hi3.d.next = bit_cast::<33, 65>(self.end2.q.val() >> 32)
+                > bit_cast::<33, 65>(self.mr.read_data.val().limit >> 32);
+            self.end_eq_hi3.d.next = bit_cast::<33, 65>(self.end2.q.val() >> 32)
+                == bit_cast::<33, 65>(self.mr.read_data.val().limit >> 32);
+            self.end_gt_lo3.d.next = bit_cast::<32, 65>(self.end2.q.val())
+                > bit_cast::<32, 65>(self.mr.read_data.val().limit);
             self.hit3.d.next = self.hit2.val();
             self.single3.d.next = self.single2.val();
             self.zero3.d.next = self.zero2.q.val();
@@ -870,6 +907,15 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
 
         // S3 decision: one beat out, or hand over to the engine.
+        self.why3.next = self.reason3.q.val();
+        if !self.reason3.q.val().any()
+            & (self.va_lt_hi3.q.val()
+                | (self.va_eq_hi3.q.val() & self.va_lt_lo3.q.val())
+                | self.end_gt_hi3.q.val()
+                | (self.end_eq_hi3.q.val() & self.end_gt_lo3.q.val()))
+        {
+            self.why3.next = self.r_bounds.val();
+        }
         self.q_write.next = false;
         self.q_data.next.pa = 0.into();
         self.q_data.next.len = 0.into();
@@ -878,22 +924,22 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         if self.s3_fire.val() {
             if self.zero3.q.val() {
                 self.q_write.next = true;
-            } else if self.reason3.q.val().any() {
+            } else if self.why3.val().any() {
                 self.q_write.next = true;
-                self.q_data.next.reason = self.reason3.q.val();
-                if self.reason3.q.val() == self.r_bad_key.val() {
+                self.q_data.next.reason = self.why3.val();
+                if self.why3.val() == self.r_bad_key.val() {
                     self.n_bad_key.d.next = self.n_bad_key.q.val() + 1;
                 }
-                if self.reason3.q.val() == self.r_invalidated.val() {
+                if self.why3.val() == self.r_invalidated.val() {
                     self.n_invalidated.d.next = self.n_invalidated.q.val() + 1;
                 }
-                if self.reason3.q.val() == self.r_pd.val() {
+                if self.why3.val() == self.r_pd.val() {
                     self.n_pd.d.next = self.n_pd.q.val() + 1;
                 }
-                if self.reason3.q.val() == self.r_access.val() {
+                if self.why3.val() == self.r_access.val() {
                     self.n_access.d.next = self.n_access.q.val() + 1;
                 }
-                if self.reason3.q.val() == self.r_bounds.val() {
+                if self.why3.val() == self.r_bounds.val() {
                     self.n_bounds.d.next = self.n_bounds.q.val() + 1;
                 }
             } else if self.hit3.q.val() & self.single3.q.val() {
@@ -1191,6 +1237,19 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.c_we.d.next = false;
             self.c_pt_we.d.next = false;
         }
+
+        // ---- Next cycle's flow control, from the next-state values above:
+        // S3 goes when the engine is idle and the queue has a slot; S2
+        // loads when empty or S3 moves on; S1 likewise; a request is taken
+        // when S1 will be free, with the control idle and the engine not
+        // reading the TLB (it would share the read port).
+        self.can_go.d.next = (self.e_state.d.val() == Engine::Idle)
+            & (self.q_count.d.val() != self.q_cap.val());
+        self.ld2_r.d.next = self.v1.d.val()
+            & (!self.v2.d.val() | !self.v3.d.val() | self.can_go.d.val());
+        self.room.d.next = (self.c_state.d.val() == Control::Idle)
+            & (self.e_state.d.val() != Engine::Look)
+            & (!self.v1.d.val() | self.ld2_r.d.val());
     }
 }
 
