@@ -273,6 +273,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     va1: DFF<Bits<64>>,
     len1: DFF<Bits<32>>,
     end1: DFF<Bits<65>>,
+    /// The last byte, `va + len - 1` (for a nonzero length).
+    last1: DFF<Bits<64>>,
     zero1: DFF<Bit>,
 
     // S2: the request; its MR entry and TLB word are the RAMs' output
@@ -498,6 +500,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             va1: Default::default(),
             len1: Default::default(),
             end1: Default::default(),
+            last1: Default::default(),
             zero1: Default::default(),
             v2: Default::default(),
             tok2: Default::default(),
@@ -633,6 +636,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             va1,
             len1,
             end1,
+            last1,
             zero1,
             v2,
             tok2,
@@ -819,6 +823,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.len1.d.next = self.s_req_len.val();
             self.end1.d.next =
                 bit_cast::<65, 64>(self.s_req_va.val()) + bit_cast::<65, 32>(self.s_req_len.val());
+            self.last1.d.next =
+                self.s_req_va.val() + bit_cast::<64, 32>(self.s_req_len.val() - self.one32.val());
             self.zero1.d.next = self.s_req_len.val() == 0;
         } else {
             if self.ld2.val() {
@@ -832,7 +838,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
 
         // S1's first and last byte: where they differ, smeared down (bit
         // `s` of `smear_c` set when they differ at bit `s` or above).
-        self.span1.next = self.va1.q.val() ^ bit_cast::<64, 65>(self.end1.q.val() - 1);
+        self.span1.next = self.va1.q.val() ^ self.last1.q.val();
         self.smear_a.next = self.span1.val()
             | (self.span1.val() >> 1)
             | (self.span1.val() >> 2)
