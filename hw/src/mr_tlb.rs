@@ -993,12 +993,14 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Compare;
             }
             Engine::Compare => {
+                // Taken whether it hits or not: a walk loads the page
+                // table's frame over it before it is used.
+                self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                 if self.tlb.read_data.val().valid
                     & (self.tlb.read_data.val().index == self.e_idx.q.val())
                     & (self.tlb.read_data.val().epoch == self.e_epoch.q.val())
                     & (self.tlb.read_data.val().vpn == self.e_vpn.val())
                 {
-                    self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                     self.e_state.d.next = Engine::Emit;
                 } else {
                     self.e_state.d.next = Engine::Shift;
