@@ -297,14 +297,17 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     smear_a: Signal<Local, Bits<64>>,
     smear_b: Signal<Local, Bits<64>>,
     smear_c: Signal<Local, Bits<64>>,
-    /// The reason from the key, state, PD and access checks (bounds apart).
-    reason2: Signal<Local, Bits<3>>,
-    hit2: Signal<Local, Bit>,
+    /// TLB entry valid, of this MR index and 4 KiB (the epoch apart).
+    tag2: Signal<Local, Bit>,
     single2: Signal<Local, Bit>,
 
     // S3: the checks' results, registered; the decision.
     v3: DFF<Bit>,
-    reason3: DFF<Bits<3>>,
+    // Each check's failure, registered; the priority is S3's (`why3`).
+    bad_key3: DFF<Bit>,
+    invalidated3: DFF<Bit>,
+    pd_ne3: DFF<Bit>,
+    denied3: DFF<Bit>,
     // The bounds compares in halves (`va < base` on 32 + 32 bits,
     // `end > limit` on 33 + 32), combined in S3.
     va_lt_hi3: DFF<Bit>,
@@ -315,7 +318,10 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     end_gt_lo3: DFF<Bit>,
     /// S3's reject reason, bounds included.
     why3: Signal<Local, Bits<3>>,
-    hit3: DFF<Bit>,
+    /// TLB tag match, and TLB epoch = MR epoch: a hit when both hold.
+    tag3: DFF<Bit>,
+    epoch_eq3: DFF<Bit>,
+    hit3: Signal<Local, Bit>,
     single3: DFF<Bit>,
     zero3: DFF<Bit>,
     pa3: DFF<Bits<64>>,
@@ -517,11 +523,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             smear_a: Default::default(),
             smear_b: Default::default(),
             smear_c: Default::default(),
-            reason2: Default::default(),
-            hit2: Default::default(),
+            tag2: Default::default(),
             single2: Default::default(),
             v3: Default::default(),
-            reason3: Default::default(),
+            bad_key3: Default::default(),
+            invalidated3: Default::default(),
+            pd_ne3: Default::default(),
+            denied3: Default::default(),
             va_lt_hi3: Default::default(),
             va_eq_hi3: Default::default(),
             va_lt_lo3: Default::default(),
@@ -529,6 +537,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             end_eq_hi3: Default::default(),
             end_gt_lo3: Default::default(),
             why3: Default::default(),
+            tag3: Default::default(),
+            epoch_eq3: Default::default(),
             hit3: Default::default(),
             single3: Default::default(),
             zero3: Default::default(),
@@ -650,14 +660,18 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             above2,
             zero2,
             v3,
-            reason3,
+            bad_key3,
+            invalidated3,
+            pd_ne3,
+            denied3,
             va_lt_hi3,
             va_eq_hi3,
             va_lt_lo3,
             end_gt_hi3,
             end_eq_hi3,
             end_gt_lo3,
-            hit3,
+            tag3,
+            epoch_eq3,
             single3,
             zero3,
             pa3,
@@ -731,23 +745,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.e_look.next = self.e_state.q.val() == Engine::Look;
 
         // ---- S2: every check, on the RAMs' output registers.
-        self.reason2.next = 0.into();
-        if !self.inrange2.q.val()
-            | (self.mr.read_data.val().state == self.st_free.val())
-            | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key2.q.val()))
-        {
-            self.reason2.next = self.r_bad_key.val();
-        } else if self.mr.read_data.val().state == self.st_invalid.val() {
-            self.reason2.next = self.r_invalidated.val();
-        } else if self.mr.read_data.val().pd != self.pd2.q.val() {
-            self.reason2.next = self.r_pd.val();
-        } else if (self.access2.q.val() & !self.mr.read_data.val().access).any() {
-            self.reason2.next = self.r_access.val();
-        }
-        self.hit2.next = self.tok2.q.val()
+        self.tag2.next = self.tok2.q.val()
             & self.tlb.read_data.val().valid
             & (self.tlb.read_data.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8))
-            & (self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch)
             & (self.tlb.read_data.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12));
         // First and last byte in one page: no bit above the page offset differs.
         self.single2.next =
@@ -881,7 +881,16 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // S2 -> S3: register the checks' results and what the engine needs.
         if self.ld3.val() {
             self.v3.d.next = true;
-            self.reason3.d.next = self.reason2.val();
+            self.bad_key3.d.next = !self.inrange2.q.val()
+                | (self.mr.read_data.val().state == self.st_free.val())
+                | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key2.q.val()));
+            self.invalidated3.d.next = self.mr.read_data.val().state == self.st_invalid.val();
+            self.pd_ne3.d.next = self.mr.read_data.val().pd != self.pd2.q.val();
+            self.denied3.d.next =
+                (self.access2.q.val() & !self.mr.read_data.val().access).any();
+            self.tag3.d.next = self.tag2.val();
+            self.epoch_eq3.d.next =
+                self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch;
             self.va_lt_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
                 < bit_cast::<32, 64>(self.mr.read_data.val().base >> 32);
             self.va_eq_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
@@ -894,7 +903,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 == bit_cast::<33, 65>(self.mr.read_data.val().limit >> 32);
             self.end_gt_lo3.d.next = bit_cast::<32, 65>(self.end2.q.val())
                 > bit_cast::<32, 65>(self.mr.read_data.val().limit);
-            self.hit3.d.next = self.hit2.val();
             self.single3.d.next = self.single2.val();
             self.zero3.d.next = self.zero2.q.val();
             // The TLB holds the frame of the request's 4 KiB: no page mask.
@@ -913,15 +921,24 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
 
         // S3 decision: one beat out, or hand over to the engine.
-        self.why3.next = self.reason3.q.val();
-        if !self.reason3.q.val().any()
-            & (self.va_lt_hi3.q.val()
-                | (self.va_eq_hi3.q.val() & self.va_lt_lo3.q.val())
-                | self.end_gt_hi3.q.val()
-                | (self.end_eq_hi3.q.val() & self.end_gt_lo3.q.val()))
+        // The first failing check in the rules' order is the reason.
+        self.why3.next = 0.into();
+        if self.bad_key3.q.val() {
+            self.why3.next = self.r_bad_key.val();
+        } else if self.invalidated3.q.val() {
+            self.why3.next = self.r_invalidated.val();
+        } else if self.pd_ne3.q.val() {
+            self.why3.next = self.r_pd.val();
+        } else if self.denied3.q.val() {
+            self.why3.next = self.r_access.val();
+        } else if self.va_lt_hi3.q.val()
+            | (self.va_eq_hi3.q.val() & self.va_lt_lo3.q.val())
+            | self.end_gt_hi3.q.val()
+            | (self.end_eq_hi3.q.val() & self.end_gt_lo3.q.val())
         {
             self.why3.next = self.r_bounds.val();
         }
+        self.hit3.next = self.tag3.q.val() & self.epoch_eq3.q.val();
         self.q_write.next = false;
         self.q_data.next.pa = 0.into();
         self.q_data.next.len = 0.into();
@@ -948,7 +965,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 if self.why3.val() == self.r_bounds.val() {
                     self.n_bounds.d.next = self.n_bounds.q.val() + 1;
                 }
-            } else if self.hit3.q.val() & self.single3.q.val() {
+            } else if self.hit3.val() & self.single3.q.val() {
                 self.q_write.next = true;
                 self.q_data.next.pa = self.pa3.q.val();
                 self.q_data.next.len = self.len3.q.val();
@@ -962,7 +979,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_idx.d.next = self.idx3.q.val();
                 self.e_epoch.d.next = self.epoch3.q.val();
                 self.e_pfn.d.next = self.pfn3.q.val();
-                if self.hit3.q.val() {
+                if self.hit3.val() {
                     // Wait for e_room and e_fits, then emit the first page.
                     self.e_state.d.next = Engine::Room;
                 } else {
