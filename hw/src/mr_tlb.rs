@@ -262,6 +262,11 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     ld2_r: DFF<Bit>,
     /// A request may be accepted this cycle (unless `s_cmd_valid`).
     room: DFF<Bit>,
+    /// S3 hands its request to the engine; the engine finishes one. The
+    /// engine's next idleness from these, not from its next state (which
+    /// also depends on the TLB compare in `Compare`).
+    e_start: Signal<Local, Bit>,
+    e_done: Signal<Local, Bit>,
 
     // S1: request whose MR entry and TLB set are being read.
     v1: DFF<Bit>,
@@ -497,6 +502,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             can_go: Default::default(),
             ld2_r: Default::default(),
             room: Default::default(),
+            e_start: Default::default(),
+            e_done: Default::default(),
             v1: Default::default(),
             t1_ok: Default::default(),
             key1: Default::default(),
@@ -940,6 +947,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
         self.hit3.next = self.tag3.q.val() & self.epoch_eq3.q.val();
         self.q_write.next = false;
+        self.e_start.next = false;
+        self.e_done.next = false;
         self.q_data.next.pa = 0.into();
         self.q_data.next.len = 0.into();
         self.q_data.next.last = true;
@@ -979,6 +988,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_idx.d.next = self.idx3.q.val();
                 self.e_epoch.d.next = self.epoch3.q.val();
                 self.e_pfn.d.next = self.pfn3.q.val();
+                self.e_start.next = true;
                 if self.hit3.val() {
                     // Wait for e_room and e_fits, then emit the first page.
                     self.e_state.d.next = Engine::Room;
@@ -1058,6 +1068,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                         | (self.e_va.q.val() & self.e_mask.q.val());
                     if self.e_fits.q.val() {
                         self.q_data.next.len = self.e_rem.q.val();
+                        self.e_done.next = true;
                         self.e_state.d.next = Engine::Idle;
                     } else {
                         self.q_data.next.len = self.e_room.q.val();
@@ -1268,12 +1279,16 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // loads when empty or S3 moves on; S1 likewise; a request is taken
         // when S1 will be free, with the control idle and the engine not
         // reading the TLB (it would share the read port).
-        self.can_go.d.next = (self.e_state.d.val() == Engine::Idle)
+        // The engine is idle next cycle if it is now and takes nothing, or
+        // it finishes; it looks up the TLB next cycle after Advance.
+        self.can_go.d.next = (((self.e_state.q.val() == Engine::Idle) & !self.e_start.val())
+            | self.e_done.val()
+            | self.reset.val())
             & (self.q_count.d.val() != self.q_cap.val());
         self.ld2_r.d.next = self.v1.d.val()
             & (!self.v2.d.val() | !self.v3.d.val() | self.can_go.d.val());
         self.room.d.next = (self.c_state.d.val() == Control::Idle)
-            & (self.e_state.d.val() != Engine::Look)
+            & ((self.e_state.q.val() != Engine::Advance) | self.reset.val())
             & (!self.v1.d.val() | self.ld2_r.d.val());
     }
 }
