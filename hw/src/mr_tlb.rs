@@ -37,10 +37,10 @@
 //! # Pipeline (requests)
 //! | cycle | work |
 //! |---|---|
-//! | accept | request registered into S1; MR table and TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
-//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5) |
-//! | S2 | key/tag/state, PD, access and bounds checks; TLB tag compare; first and last byte in one page?; all registered into S3 |
-//! | S3 | decision: single-chunk grants, rejects (counted per reason) and zero-length grants go out; otherwise handed to the engine |
+//! | accept | request registered into S1 (with its end `va + len` and last byte `va + len - 1`); MR table and TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
+//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, into S2 |
+//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD, access; the bounds compares in 32-bit halves; TLB tag and epoch match; one page (the smear's bit at the page shift) |
+//! | S3 | the reason by the rules' priority and the hit from those flags; decision: single-chunk grants, rejects (counted per reason) and zero-length grants go out; otherwise handed to the engine |
 //! | out | the decided beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers through the decision, not from `m_grant_ready`); if not taken, or if older beats wait, it goes to the output register / 16-entry queue |
 //!
 //! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`, the
@@ -54,11 +54,17 @@
 //! the TLB while a request waits in S1 or S2, that request's word is lost
 //! and it walks (same outcome, more cycles).
 //!
+//! Flow control (S3 may go, S1 → S2 load, accept) is three registers
+//! computed a cycle ahead from the next-state values, so the RAMs' clock
+//! and output enables come from flip-flops through at most one gate.
+//!
 //! # Programming
 //! `s_cmd_*` is a valid/ready command port (the CSR block drives it in
 //! `mr_ctrl`, from the `roce_regs::mr` registers).
 //! A command waits for the request pipeline to drain (new requests are
-//! held off while `s_cmd_valid` is high) and completes with a one-cycle
+//! held off while `s_cmd_valid` is high), is registered as the control
+//! leaves Idle (the RAM write ports are driven from registers only) and
+//! completes with a one-cycle
 //! `m_cmd_done` pulse, `m_cmd_error` telling whether it was refused (the
 //! tables are then unchanged). Ops ([`op`]): WRITE_PT, REGISTER,
 //! DEREGISTER, INVALIDATE; see the field table in docs/ARCHITECTURE.md.
@@ -411,6 +417,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     c_we: DFF<Bit>,
     c_waddr: DFF<Bits<MA>>,
     c_pt_we: DFF<Bit>,
+    /// The command reads its MR entry this cycle (Decode): the MR read
+    /// address mux selected by a flip-flop.
+    c_rd: DFF<Bit>,
     drained: Signal<Local, Bit>,
 }
 
@@ -614,6 +623,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             c_we: Default::default(),
             c_waddr: Default::default(),
             c_pt_we: Default::default(),
+            c_rd: Default::default(),
             drained: Default::default(),
         }
     }
@@ -738,7 +748,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_wrap,
             c_we,
             c_waddr,
-            c_pt_we
+            c_pt_we,
+            c_rd
         );
         clock!(self, clock, mr, pt, tlb, queue);
 
@@ -1138,6 +1149,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // `c_old`; `c_pt_we`), set the cycle before the write.
         self.c_we.d.next = false;
         self.c_pt_we.d.next = false;
+        self.c_rd.d.next = false;
+        if self.c_rd.q.val() {
+            // Decode: read the entry (harmless when the command turns out
+            // not to need it).
+            self.mr.read_enable.next = true;
+            self.mr.read_address.next = self.c_waddr.q.val();
+        }
         match self.c_state.q.val() {
             Control::Sweep => {
                 self.tlb.write_enable.next = true;
@@ -1170,6 +1188,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                     self.c_bad.d.next = (self.s_cmd_key.val() >> 8) >= self.n_mr.val();
                     self.c_pt_bad.d.next = (self.s_cmd_index.val() >= self.n_pt.val())
                         | (self.s_cmd_addr.val() >= self.pa_limit.val());
+                    self.c_rd.d.next = true;
                     self.c_state.d.next = Control::Decode;
                 }
             }
@@ -1187,10 +1206,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                     self.c_err.d.next = true;
                     self.c_state.d.next = Control::Write;
                 } else {
-                    // Read the entry (two cycles), register it, then
-                    // modify it and write it.
-                    self.mr.read_enable.next = true;
-                    self.mr.read_address.next = self.c_waddr.q.val();
+                    // The entry is being read (`c_rd`; two cycles), then
+                    // registered, modified and written.
                     self.c_state.d.next = Control::Wait;
                 }
             }
@@ -1272,6 +1289,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.c_error.d.next = false;
             self.c_we.d.next = false;
             self.c_pt_we.d.next = false;
+            self.c_rd.d.next = false;
         }
 
         // ---- Next cycle's flow control, from the next-state values above:
