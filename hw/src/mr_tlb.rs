@@ -11,8 +11,10 @@
 //!   one entry per 4 KiB of VA. Set = low `TA` bits of `va >> 12`, XOR the
 //!   low bits of the MR index (so equal addresses of different regions
 //!   spread). Tag = MR index, the registration's epoch and `va >> 12`; the
-//!   entry holds the frame of the region's page (4 KiB..2 MiB) that holds
-//!   those 4 KiB. Because the set does not depend on the region's page
+//!   entry holds the physical frame of those 4 KiB (the region's page,
+//!   4 KiB..2 MiB, plus the offset of the 4 KiB in it, combined when the
+//!   walk fills the entry), so a hit's address is that frame and the low
+//!   12 bits of the VA, with no page mask. Because the set does not depend on the region's page
 //!   size, the TLB is read in the same cycle as the MR table, straight
 //!   from the request. Direct mapping gives the one-cycle hit with one RAM
 //!   read and one compare; set-associative would need `k` compares and a
@@ -35,10 +37,10 @@
 //! # Pipeline (requests)
 //! | cycle | work |
 //! |---|---|
-//! | accept | request registered into S1; MR table and TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
-//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5) |
-//! | S2 | key/tag/state, PD, access and bounds checks; TLB tag compare; first and last byte in one page?; all registered into S3 |
-//! | S3 | decision: single-chunk grants, rejects (counted per reason) and zero-length grants go out; otherwise handed to the engine |
+//! | accept | request registered into S1 (with its end `va + len` and last byte `va + len - 1`); MR table and TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
+//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, into S2 |
+//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD, access; the bounds compares in 32-bit halves; TLB tag and epoch match; one page (the smear's bit at the page shift) |
+//! | S3 | the reason by the rules' priority and the hit from those flags; decision: single-chunk grants, rejects (counted per reason) and zero-length grants go out; otherwise handed to the engine |
 //! | out | the decided beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers through the decision, not from `m_grant_ready`); if not taken, or if older beats wait, it goes to the output register / 16-entry queue |
 //!
 //! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`, the
@@ -52,11 +54,17 @@
 //! the TLB while a request waits in S1 or S2, that request's word is lost
 //! and it walks (same outcome, more cycles).
 //!
+//! Flow control (S3 may go, S1 → S2 load, accept) is three registers
+//! computed a cycle ahead from the next-state values, so the RAMs' clock
+//! and output enables come from flip-flops through at most one gate.
+//!
 //! # Programming
 //! `s_cmd_*` is a valid/ready command port (the CSR block drives it in
 //! `mr_ctrl`, from the `roce_regs::mr` registers).
 //! A command waits for the request pipeline to drain (new requests are
-//! held off while `s_cmd_valid` is high) and completes with a one-cycle
+//! held off while `s_cmd_valid` is high), is registered as the control
+//! leaves Idle (the RAM write ports are driven from registers only) and
+//! completes with a one-cycle
 //! `m_cmd_done` pulse, `m_cmd_error` telling whether it was refused (the
 //! tables are then unchanged). Ops ([`op`]): WRITE_PT, REGISTER,
 //! DEREGISTER, INVALIDATE; see the field table in docs/ARCHITECTURE.md.
@@ -121,8 +129,9 @@ pub struct TlbWord {
     pub valid: Bit,
     pub index: Bits<16>,
     pub epoch: Bits<8>,
-    /// `va >> 12` with the bits below the page size cleared.
+    /// `va >> 12`.
     pub vpn: Bits<52>,
+    /// The frame (`PA >> 12`) of those 4 KiB, within the region's page.
     pub pfn: Bits<40>,
 }
 
@@ -156,10 +165,14 @@ enum Engine {
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Control {
     Sweep,
+    /// The last sweep write (from the write-port registers) lands.
+    Flush,
     Idle,
+    Decode,
     Wait,
     Capture,
     Modify,
+    Write,
 }
 
 /// The block: `2^MA` memory regions, `2^TA` TLB entries, `2^PTA`
@@ -221,6 +234,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     n_pt: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     one64: Constant<Bits<64>>,
+    low12: Constant<Bits<64>>,
     two64: Constant<Bits<65>>,
     shift_min: Constant<Bits<5>>,
     shift_max: Constant<Bits<5>>,
@@ -245,7 +259,20 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     ld3: Signal<Local, Bit>,
     s3_fire: Signal<Local, Bit>,
     e_look: Signal<Local, Bit>,
-    can_go: Signal<Local, Bit>,
+    // The flow-control decisions, each a register computed a cycle ahead
+    // from the next-state values (the RAM clock enables come from flip-flops
+    // through at most one gate).
+    /// S3 may go this cycle: engine idle and a queue slot free.
+    can_go: DFF<Bit>,
+    /// S1 moves to S2 this cycle (the RAMs' output enables).
+    ld2_r: DFF<Bit>,
+    /// A request may be accepted this cycle (unless `s_cmd_valid`).
+    room: DFF<Bit>,
+    /// S3 hands its request to the engine; the engine finishes one. The
+    /// engine's next idleness from these, not from its next state (which
+    /// also depends on the TLB compare in `Compare`).
+    e_start: Signal<Local, Bit>,
+    e_done: Signal<Local, Bit>,
 
     // S1: request whose MR entry and TLB set are being read.
     v1: DFF<Bit>,
@@ -257,6 +284,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     va1: DFF<Bits<64>>,
     len1: DFF<Bits<32>>,
     end1: DFF<Bits<65>>,
+    /// The last byte, `va + len - 1` (for a nonzero length).
+    last1: DFF<Bits<64>>,
     zero1: DFF<Bit>,
 
     // S2: the request; its MR entry and TLB word are the RAMs' output
@@ -270,23 +299,45 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     va2: DFF<Bits<64>>,
     len2: DFF<Bits<32>>,
     end2: DFF<Bits<65>>,
-    span2: DFF<Bits<64>>,
+    /// Bit `s` set when the request's first and last byte differ at bit
+    /// `s` or above (they are in different pages of `2^s` bytes).
+    above2: DFF<Bits<32>>,
     zero2: DFF<Bit>,
-    mask2: Signal<Local, Bits<64>>,
-    reason2: Signal<Local, Bits<3>>,
-    hit2: Signal<Local, Bit>,
+    /// First and last byte XORed, and that smeared towards bit 0.
+    span1: Signal<Local, Bits<64>>,
+    smear_a: Signal<Local, Bits<64>>,
+    smear_b: Signal<Local, Bits<64>>,
+    smear_c: Signal<Local, Bits<64>>,
+    /// TLB entry valid, of this MR index and 4 KiB (the epoch apart).
+    tag2: Signal<Local, Bit>,
     single2: Signal<Local, Bit>,
 
     // S3: the checks' results, registered; the decision.
     v3: DFF<Bit>,
-    reason3: DFF<Bits<3>>,
-    hit3: DFF<Bit>,
+    // Each check's failure, registered; the priority is S3's (`why3`).
+    bad_key3: DFF<Bit>,
+    invalidated3: DFF<Bit>,
+    pd_ne3: DFF<Bit>,
+    denied3: DFF<Bit>,
+    // The bounds compares in halves (`va < base` on 32 + 32 bits,
+    // `end > limit` on 33 + 32), combined in S3.
+    va_lt_hi3: DFF<Bit>,
+    va_eq_hi3: DFF<Bit>,
+    va_lt_lo3: DFF<Bit>,
+    end_gt_hi3: DFF<Bit>,
+    end_eq_hi3: DFF<Bit>,
+    end_gt_lo3: DFF<Bit>,
+    /// S3's reject reason, bounds included.
+    why3: Signal<Local, Bits<3>>,
+    /// TLB tag match, and TLB epoch = MR epoch: a hit when both hold.
+    tag3: DFF<Bit>,
+    epoch_eq3: DFF<Bit>,
+    hit3: Signal<Local, Bit>,
     single3: DFF<Bit>,
     zero3: DFF<Bit>,
     pa3: DFF<Bits<64>>,
     len3: DFF<Bits<32>>,
     va3: DFF<Bits<64>>,
-    mask3: DFF<Bits<64>>,
     shift3: DFF<Bits<5>>,
     base3: DFF<Bits<64>>,
     ptb3: DFF<Bits<16>>,
@@ -345,10 +396,30 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     c_count: DFF<Bits<16>>,
     c_done: DFF<Bit>,
     c_error: DFF<Bit>,
+    /// The entry read by a command, then the word to write (the MR
+    /// table's write data comes from this register).
     c_old: DFF<MrWord>,
     c_refuse: DFF<Bit>,
-    c_limit: Signal<Local, Bits<65>>,
-    c_bad: Signal<Local, Bit>,
+    // The command, registered as the control leaves Idle: the RAM write
+    // ports are driven from flip-flops only.
+    c_op: DFF<Bits<{ op::BITS }>>,
+    c_key: DFF<Bits<32>>,
+    c_pd: DFF<Bits<16>>,
+    c_access: DFF<Bits<4>>,
+    c_addr: DFF<Bits<64>>,
+    c_limit: DFF<Bits<65>>,
+    c_shift: DFF<Bits<5>>,
+    c_index: DFF<Bits<32>>,
+    c_bad: DFF<Bit>,
+    c_pt_bad: DFF<Bit>,
+    c_err: DFF<Bit>,
+    c_wrap: DFF<Bit>,
+    c_we: DFF<Bit>,
+    c_waddr: DFF<Bits<MA>>,
+    c_pt_we: DFF<Bit>,
+    /// The command reads its MR entry this cycle (Decode): the MR read
+    /// address mux selected by a flip-flop.
+    c_rd: DFF<Bit>,
     drained: Signal<Local, Bit>,
 }
 
@@ -414,6 +485,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             n_pt: c(1 << PTA),
             one32: c(1),
             one64: c(1),
+            low12: c(0xFFF),
             two64: Constant::new(Bits::<65>::default().replace_bit(64, true)),
             shift_min: c(PAGE_SHIFT_MIN as u64),
             shift_max: c(PAGE_SHIFT_MAX as u64),
@@ -437,6 +509,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             s3_fire: Default::default(),
             e_look: Default::default(),
             can_go: Default::default(),
+            ld2_r: Default::default(),
+            room: Default::default(),
+            e_start: Default::default(),
+            e_done: Default::default(),
             v1: Default::default(),
             t1_ok: Default::default(),
             key1: Default::default(),
@@ -446,6 +522,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             va1: Default::default(),
             len1: Default::default(),
             end1: Default::default(),
+            last1: Default::default(),
             zero1: Default::default(),
             v2: Default::default(),
             tok2: Default::default(),
@@ -456,21 +533,34 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             va2: Default::default(),
             len2: Default::default(),
             end2: Default::default(),
-            span2: Default::default(),
+            above2: Default::default(),
             zero2: Default::default(),
-            mask2: Default::default(),
-            reason2: Default::default(),
-            hit2: Default::default(),
+            span1: Default::default(),
+            smear_a: Default::default(),
+            smear_b: Default::default(),
+            smear_c: Default::default(),
+            tag2: Default::default(),
             single2: Default::default(),
             v3: Default::default(),
-            reason3: Default::default(),
+            bad_key3: Default::default(),
+            invalidated3: Default::default(),
+            pd_ne3: Default::default(),
+            denied3: Default::default(),
+            va_lt_hi3: Default::default(),
+            va_eq_hi3: Default::default(),
+            va_lt_lo3: Default::default(),
+            end_gt_hi3: Default::default(),
+            end_eq_hi3: Default::default(),
+            end_gt_lo3: Default::default(),
+            why3: Default::default(),
+            tag3: Default::default(),
+            epoch_eq3: Default::default(),
             hit3: Default::default(),
             single3: Default::default(),
             zero3: Default::default(),
             pa3: Default::default(),
             len3: Default::default(),
             va3: Default::default(),
-            mask3: Default::default(),
             shift3: Default::default(),
             base3: Default::default(),
             ptb3: Default::default(),
@@ -518,8 +608,22 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             c_error: Default::default(),
             c_old: Default::default(),
             c_refuse: Default::default(),
+            c_op: Default::default(),
+            c_key: Default::default(),
+            c_pd: Default::default(),
+            c_access: Default::default(),
+            c_addr: Default::default(),
             c_limit: Default::default(),
+            c_shift: Default::default(),
+            c_index: Default::default(),
             c_bad: Default::default(),
+            c_pt_bad: Default::default(),
+            c_err: Default::default(),
+            c_wrap: Default::default(),
+            c_we: Default::default(),
+            c_waddr: Default::default(),
+            c_pt_we: Default::default(),
+            c_rd: Default::default(),
             drained: Default::default(),
         }
     }
@@ -547,6 +651,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         dff_setup!(
             self,
             clock,
+            can_go,
+            ld2_r,
+            room,
             v1,
             t1_ok,
             key1,
@@ -556,6 +663,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             va1,
             len1,
             end1,
+            last1,
             zero1,
             v2,
             tok2,
@@ -566,17 +674,26 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             va2,
             len2,
             end2,
-            span2,
+            above2,
             zero2,
             v3,
-            reason3,
-            hit3,
+            bad_key3,
+            invalidated3,
+            pd_ne3,
+            denied3,
+            va_lt_hi3,
+            va_eq_hi3,
+            va_lt_lo3,
+            end_gt_hi3,
+            end_eq_hi3,
+            end_gt_lo3,
+            tag3,
+            epoch_eq3,
             single3,
             zero3,
             pa3,
             len3,
             va3,
-            mask3,
             shift3,
             base3,
             ptb3,
@@ -616,7 +733,23 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_done,
             c_error,
             c_old,
-            c_refuse
+            c_refuse,
+            c_op,
+            c_key,
+            c_pd,
+            c_access,
+            c_addr,
+            c_limit,
+            c_shift,
+            c_index,
+            c_bad,
+            c_pt_bad,
+            c_err,
+            c_wrap,
+            c_we,
+            c_waddr,
+            c_pt_we,
+            c_rd
         );
         clock!(self, clock, mr, pt, tlb, queue);
 
@@ -629,47 +762,25 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.e_fits.d.next = self.e_rem.q.val() <= self.e_room.q.val();
         self.e_look.next = self.e_state.q.val() == Engine::Look;
 
-        // ---- Queue room and the S3 go condition (registered inputs only).
-        self.can_go.next =
-            (self.e_state.q.val() == Engine::Idle) & (self.q_count.q.val() != self.q_cap.val());
-
         // ---- S2: every check, on the RAMs' output registers.
-        self.mask2.next = (self.one64.val() << self.mr.read_data.val().shift) - 1;
-        self.reason2.next = 0.into();
-        if !self.inrange2.q.val()
-            | (self.mr.read_data.val().state == self.st_free.val())
-            | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key2.q.val()))
-        {
-            self.reason2.next = self.r_bad_key.val();
-        } else if self.mr.read_data.val().state == self.st_invalid.val() {
-            self.reason2.next = self.r_invalidated.val();
-        } else if self.mr.read_data.val().pd != self.pd2.q.val() {
-            self.reason2.next = self.r_pd.val();
-        } else if (self.access2.q.val() & !self.mr.read_data.val().access).any() {
-            self.reason2.next = self.r_access.val();
-        } else if (self.va2.q.val() < self.mr.read_data.val().base)
-            | (self.end2.q.val() > self.mr.read_data.val().limit)
-        {
-            self.reason2.next = self.r_bounds.val();
-        }
-        self.hit2.next = self.tok2.q.val()
+        self.tag2.next = self.tok2.q.val()
             & self.tlb.read_data.val().valid
             & (self.tlb.read_data.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8))
-            & (self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch)
             & (self.tlb.read_data.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12));
         // First and last byte in one page: no bit above the page offset differs.
-        self.single2.next = !(self.span2.q.val() & !self.mask2.val()).any();
+        self.single2.next =
+            !bit_cast::<1, 32>(self.above2.q.val() >> self.mr.read_data.val().shift).any();
 
         // Memory port defaults.
-        self.mr.write_enable.next = false;
-        self.mr.write_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
+        self.mr.write_enable.next = self.c_we.q.val();
+        self.mr.write_address.next = self.c_waddr.q.val();
         self.mr.write_data.next = self.c_old.q.val();
         self.mr.read_enable.next = false;
         self.mr.output_enable.next = false;
         self.mr.read_address.next = bit_cast::<MA, 32>(self.s_req_key.val() >> 8);
-        self.pt.write_enable.next = false;
-        self.pt.write_address.next = bit_cast::<PTA, 32>(self.s_cmd_index.val());
-        self.pt.write_data.next = bit_cast::<40, 64>(self.s_cmd_addr.val() >> 12);
+        self.pt.write_enable.next = self.c_pt_we.q.val();
+        self.pt.write_address.next = bit_cast::<PTA, 32>(self.c_index.q.val());
+        self.pt.write_data.next = bit_cast::<40, 64>(self.c_addr.q.val() >> 12);
         self.pt.read_enable.next = false;
         self.pt.output_enable.next = false;
         self.pt.read_address.next = self.e_pta.q.val();
@@ -679,7 +790,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.tlb.write_data.next.index = self.e_idx.q.val();
         self.tlb.write_data.next.epoch = self.e_epoch.q.val();
         self.tlb.write_data.next.vpn = self.e_vpn.val();
-        self.tlb.write_data.next.pfn = self.e_pfn.q.val();
+        // The frame of `e_va`'s 4 KiB: the page's frame with `e_va`'s
+        // offset bits above 12 within the page.
+        self.tlb.write_data.next.pfn = bit_cast::<40, 64>(
+            (((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12) & !self.e_mask.q.val())
+                | (self.e_va.q.val() & self.e_mask.q.val()))
+                >> 12,
+        );
         self.tlb.read_enable.next = false;
         self.tlb.output_enable.next = false;
         self.tlb.read_address.next = bit_cast::<TA, 64>(self.s_req_va.val() >> 12)
@@ -699,14 +816,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.cnt_tlb_miss.next = self.n_miss.q.val();
 
         // ---- Flow control.
-        self.s3_fire.next = self.v3.q.val() & self.can_go.val();
-        self.ld3.next = self.v2.q.val() & (!self.v3.q.val() | self.s3_fire.val());
-        self.ld2.next = self.v1.q.val() & (!self.v2.q.val() | self.ld3.val());
-        // The engine's TLB look and an accept would share the read port.
-        self.s_req_ready.next = (self.c_state.q.val() == Control::Idle)
-            & !self.s_cmd_valid.val()
-            & !self.e_look.val()
-            & (!self.v1.q.val() | self.ld2.val());
+        self.s3_fire.next = self.v3.q.val() & self.can_go.q.val();
+        self.ld3.next = self.v2.q.val() & (!self.v3.q.val() | self.can_go.q.val());
+        self.ld2.next = self.ld2_r.q.val();
+        self.s_req_ready.next = self.room.q.val() & !self.s_cmd_valid.val();
         self.ld1.next = self.s_req_valid.val() & self.s_req_ready.val();
         self.drained.next = !self.v1.q.val()
             & !self.v2.q.val()
@@ -728,6 +841,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.len1.d.next = self.s_req_len.val();
             self.end1.d.next =
                 bit_cast::<65, 64>(self.s_req_va.val()) + bit_cast::<65, 32>(self.s_req_len.val());
+            self.last1.d.next =
+                self.s_req_va.val() + bit_cast::<64, 32>(self.s_req_len.val() - self.one32.val());
             self.zero1.d.next = self.s_req_len.val() == 0;
         } else {
             if self.ld2.val() {
@@ -738,6 +853,22 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.t1_ok.d.next = false;
             }
         }
+
+        // S1's first and last byte: where they differ, smeared down (bit
+        // `s` of `smear_c` set when they differ at bit `s` or above).
+        self.span1.next = self.va1.q.val() ^ self.last1.q.val();
+        self.smear_a.next = self.span1.val()
+            | (self.span1.val() >> 1)
+            | (self.span1.val() >> 2)
+            | (self.span1.val() >> 3);
+        self.smear_b.next = self.smear_a.val()
+            | (self.smear_a.val() >> 4)
+            | (self.smear_a.val() >> 8)
+            | (self.smear_a.val() >> 12);
+        self.smear_c.next = self.smear_b.val()
+            | (self.smear_b.val() >> 16)
+            | (self.smear_b.val() >> 32)
+            | (self.smear_b.val() >> 48);
 
         // S1 -> S2: the RAMs move S1's words to their output registers.
         self.mr.output_enable.next = self.ld2.val();
@@ -752,7 +883,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.va2.d.next = self.va1.q.val();
             self.len2.d.next = self.len1.q.val();
             self.end2.d.next = self.end1.q.val();
-            self.span2.d.next = self.va1.q.val() ^ bit_cast::<64, 65>(self.end1.q.val() - 1);
+            self.above2.d.next = bit_cast::<32, 64>(self.smear_c.val());
             self.zero2.d.next = self.zero1.q.val();
         } else {
             if self.ld3.val() {
@@ -768,16 +899,35 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // S2 -> S3: register the checks' results and what the engine needs.
         if self.ld3.val() {
             self.v3.d.next = true;
-            self.reason3.d.next = self.reason2.val();
-            self.hit3.d.next = self.hit2.val();
+            self.bad_key3.d.next = !self.inrange2.q.val()
+                | (self.mr.read_data.val().state == self.st_free.val())
+                | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key2.q.val()));
+            self.invalidated3.d.next = self.mr.read_data.val().state == self.st_invalid.val();
+            self.pd_ne3.d.next = self.mr.read_data.val().pd != self.pd2.q.val();
+            self.denied3.d.next =
+                (self.access2.q.val() & !self.mr.read_data.val().access).any();
+            self.tag3.d.next = self.tag2.val();
+            self.epoch_eq3.d.next =
+                self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch;
+            self.va_lt_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
+                < bit_cast::<32, 64>(self.mr.read_data.val().base >> 32);
+            self.va_eq_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
+                == bit_cast::<32, 64>(self.mr.read_data.val().base >> 32);
+            self.va_lt_lo3.d.next = bit_cast::<32, 64>(self.va2.q.val())
+                < bit_cast::<32, 64>(self.mr.read_data.val().base);
+            self.end_gt_hi3.d.next = bit_cast::<33, 65>(self.end2.q.val() >> 32)
+                > bit_cast::<33, 65>(self.mr.read_data.val().limit >> 32);
+            self.end_eq_hi3.d.next = bit_cast::<33, 65>(self.end2.q.val() >> 32)
+                == bit_cast::<33, 65>(self.mr.read_data.val().limit >> 32);
+            self.end_gt_lo3.d.next = bit_cast::<32, 65>(self.end2.q.val())
+                > bit_cast::<32, 65>(self.mr.read_data.val().limit);
             self.single3.d.next = self.single2.val();
             self.zero3.d.next = self.zero2.q.val();
-            self.pa3.d.next = ((bit_cast::<64, 40>(self.tlb.read_data.val().pfn) << 12)
-                & !self.mask2.val())
-                | (self.va2.q.val() & self.mask2.val());
+            // The TLB holds the frame of the request's 4 KiB: no page mask.
+            self.pa3.d.next = (bit_cast::<64, 40>(self.tlb.read_data.val().pfn) << 12)
+                | (self.va2.q.val() & self.low12.val());
             self.len3.d.next = self.len2.q.val();
             self.va3.d.next = self.va2.q.val();
-            self.mask3.d.next = self.mask2.val();
             self.shift3.d.next = self.mr.read_data.val().shift;
             self.base3.d.next = self.mr.read_data.val().base;
             self.ptb3.d.next = self.mr.read_data.val().pt_base;
@@ -789,7 +939,27 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
 
         // S3 decision: one beat out, or hand over to the engine.
+        // The first failing check in the rules' order is the reason.
+        self.why3.next = 0.into();
+        if self.bad_key3.q.val() {
+            self.why3.next = self.r_bad_key.val();
+        } else if self.invalidated3.q.val() {
+            self.why3.next = self.r_invalidated.val();
+        } else if self.pd_ne3.q.val() {
+            self.why3.next = self.r_pd.val();
+        } else if self.denied3.q.val() {
+            self.why3.next = self.r_access.val();
+        } else if self.va_lt_hi3.q.val()
+            | (self.va_eq_hi3.q.val() & self.va_lt_lo3.q.val())
+            | self.end_gt_hi3.q.val()
+            | (self.end_eq_hi3.q.val() & self.end_gt_lo3.q.val())
+        {
+            self.why3.next = self.r_bounds.val();
+        }
+        self.hit3.next = self.tag3.q.val() & self.epoch_eq3.q.val();
         self.q_write.next = false;
+        self.e_start.next = false;
+        self.e_done.next = false;
         self.q_data.next.pa = 0.into();
         self.q_data.next.len = 0.into();
         self.q_data.next.last = true;
@@ -797,39 +967,40 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         if self.s3_fire.val() {
             if self.zero3.q.val() {
                 self.q_write.next = true;
-            } else if self.reason3.q.val().any() {
+            } else if self.why3.val().any() {
                 self.q_write.next = true;
-                self.q_data.next.reason = self.reason3.q.val();
-                if self.reason3.q.val() == self.r_bad_key.val() {
+                self.q_data.next.reason = self.why3.val();
+                if self.why3.val() == self.r_bad_key.val() {
                     self.n_bad_key.d.next = self.n_bad_key.q.val() + 1;
                 }
-                if self.reason3.q.val() == self.r_invalidated.val() {
+                if self.why3.val() == self.r_invalidated.val() {
                     self.n_invalidated.d.next = self.n_invalidated.q.val() + 1;
                 }
-                if self.reason3.q.val() == self.r_pd.val() {
+                if self.why3.val() == self.r_pd.val() {
                     self.n_pd.d.next = self.n_pd.q.val() + 1;
                 }
-                if self.reason3.q.val() == self.r_access.val() {
+                if self.why3.val() == self.r_access.val() {
                     self.n_access.d.next = self.n_access.q.val() + 1;
                 }
-                if self.reason3.q.val() == self.r_bounds.val() {
+                if self.why3.val() == self.r_bounds.val() {
                     self.n_bounds.d.next = self.n_bounds.q.val() + 1;
                 }
-            } else if self.hit3.q.val() & self.single3.q.val() {
+            } else if self.hit3.val() & self.single3.q.val() {
                 self.q_write.next = true;
                 self.q_data.next.pa = self.pa3.q.val();
                 self.q_data.next.len = self.len3.q.val();
             } else {
                 self.e_va.d.next = self.va3.q.val();
                 self.e_rem.d.next = self.len3.q.val();
-                self.e_mask.d.next = self.mask3.q.val();
+                self.e_mask.d.next = (self.one64.val() << self.shift3.q.val()) - 1;
                 self.e_shift.d.next = self.shift3.q.val();
                 self.e_base.d.next = self.base3.q.val();
                 self.e_ptb.d.next = self.ptb3.q.val();
                 self.e_idx.d.next = self.idx3.q.val();
                 self.e_epoch.d.next = self.epoch3.q.val();
                 self.e_pfn.d.next = self.pfn3.q.val();
-                if self.hit3.q.val() {
+                self.e_start.next = true;
+                if self.hit3.val() {
                     // Wait for e_room and e_fits, then emit the first page.
                     self.e_state.d.next = Engine::Room;
                 } else {
@@ -860,12 +1031,14 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Compare;
             }
             Engine::Compare => {
+                // Taken whether it hits or not: a walk loads the page
+                // table's frame over it before it is used.
+                self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                 if self.tlb.read_data.val().valid
                     & (self.tlb.read_data.val().index == self.e_idx.q.val())
                     & (self.tlb.read_data.val().epoch == self.e_epoch.q.val())
                     & (self.tlb.read_data.val().vpn == self.e_vpn.val())
                 {
-                    self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                     self.e_state.d.next = Engine::Emit;
                 } else {
                     self.e_state.d.next = Engine::Shift;
@@ -906,6 +1079,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                         | (self.e_va.q.val() & self.e_mask.q.val());
                     if self.e_fits.q.val() {
                         self.q_data.next.len = self.e_rem.q.val();
+                        self.e_done.next = true;
                         self.e_state.d.next = Engine::Idle;
                     } else {
                         self.q_data.next.len = self.e_room.q.val();
@@ -970,49 +1144,71 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.m_grant_reason.next = self.q_data.val().reason;
         }
 
-        // ---- Control plane.
-        self.c_limit.next =
-            bit_cast::<65, 64>(self.s_cmd_addr.val()) + bit_cast::<65, 64>(self.s_cmd_len.val());
-        self.c_bad.next = (self.s_cmd_key.val() >> 8) >= self.n_mr.val();
+        // ---- Control plane. The command is registered as it leaves Idle,
+        // and the RAM writes come from registers (`c_we`, `c_waddr`,
+        // `c_old`; `c_pt_we`), set the cycle before the write.
+        self.c_we.d.next = false;
+        self.c_pt_we.d.next = false;
+        self.c_rd.d.next = false;
+        if self.c_rd.q.val() {
+            // Decode: read the entry (harmless when the command turns out
+            // not to need it).
+            self.mr.read_enable.next = true;
+            self.mr.read_address.next = self.c_waddr.q.val();
+        }
         match self.c_state.q.val() {
             Control::Sweep => {
                 self.tlb.write_enable.next = true;
                 self.tlb.write_address.next = bit_cast::<TA, 16>(self.c_count.q.val());
                 self.tlb.write_data.next.valid = false;
-                if self.c_sweep_mr.q.val() {
-                    self.mr.write_enable.next = true;
-                    self.mr.write_address.next = bit_cast::<MA, 16>(self.c_count.q.val());
-                    self.mr.write_data.next.state = self.st_free.val();
-                    self.mr.write_data.next.epoch = 0.into();
-                }
+                self.c_we.d.next = self.c_sweep_mr.q.val();
+                self.c_waddr.d.next = bit_cast::<MA, 16>(self.c_count.q.val());
+                self.c_old.d.next.state = self.st_free.val();
+                self.c_old.d.next.epoch = 0.into();
                 self.c_count.d.next = self.c_count.q.val() + 1;
                 if self.c_count.q.val() == self.sweep_last.val() {
-                    self.c_state.d.next = Control::Idle;
+                    self.c_state.d.next = Control::Flush;
                 }
+            }
+            Control::Flush => {
+                self.c_state.d.next = Control::Idle;
             }
             Control::Idle => {
                 if self.s_cmd_valid.val() & self.drained.val() {
-                    if self.s_cmd_op.val() == self.op_write_pt.val() {
-                        self.s_cmd_ready.next = true;
-                        self.c_done.d.next = true;
-                        if (self.s_cmd_index.val() >= self.n_pt.val())
-                            | (self.s_cmd_addr.val() >= self.pa_limit.val())
-                        {
-                            self.c_error.d.next = true;
-                        } else {
-                            self.pt.write_enable.next = true;
-                        }
-                    } else if self.c_bad.val() {
-                        self.s_cmd_ready.next = true;
-                        self.c_done.d.next = true;
-                        self.c_error.d.next = true;
-                    } else {
-                        // Read the entry (two cycles), register it, then
-                        // modify and write it.
-                        self.mr.read_enable.next = true;
-                        self.mr.read_address.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
-                        self.c_state.d.next = Control::Wait;
-                    }
+                    self.c_op.d.next = self.s_cmd_op.val();
+                    self.c_key.d.next = self.s_cmd_key.val();
+                    self.c_pd.d.next = self.s_cmd_pd.val();
+                    self.c_access.d.next = self.s_cmd_access.val();
+                    self.c_addr.d.next = self.s_cmd_addr.val();
+                    self.c_limit.d.next = bit_cast::<65, 64>(self.s_cmd_addr.val())
+                        + bit_cast::<65, 64>(self.s_cmd_len.val());
+                    self.c_shift.d.next = self.s_cmd_shift.val();
+                    self.c_index.d.next = self.s_cmd_index.val();
+                    self.c_waddr.d.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
+                    self.c_bad.d.next = (self.s_cmd_key.val() >> 8) >= self.n_mr.val();
+                    self.c_pt_bad.d.next = (self.s_cmd_index.val() >= self.n_pt.val())
+                        | (self.s_cmd_addr.val() >= self.pa_limit.val());
+                    self.c_rd.d.next = true;
+                    self.c_state.d.next = Control::Decode;
+                }
+            }
+            Control::Decode => {
+                self.c_refuse.d.next = (self.c_shift.q.val() < self.shift_min.val())
+                    | (self.c_shift.q.val() > self.shift_max.val())
+                    | (self.c_limit.q.val() > self.two64.val())
+                    | (self.c_index.q.val() >= self.n_pt.val());
+                self.c_wrap.d.next = false;
+                if self.c_op.q.val() == self.op_write_pt.val() {
+                    self.c_err.d.next = self.c_pt_bad.q.val();
+                    self.c_pt_we.d.next = !self.c_pt_bad.q.val();
+                    self.c_state.d.next = Control::Write;
+                } else if self.c_bad.q.val() {
+                    self.c_err.d.next = true;
+                    self.c_state.d.next = Control::Write;
+                } else {
+                    // The entry is being read (`c_rd`; two cycles), then
+                    // registered, modified and written.
+                    self.c_state.d.next = Control::Wait;
                 }
             }
             Control::Wait => {
@@ -1021,48 +1217,52 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Control::Capture => {
                 self.c_old.d.next = self.mr.read_data.val();
-                self.c_refuse.d.next = (self.s_cmd_shift.val() < self.shift_min.val())
-                    | (self.s_cmd_shift.val() > self.shift_max.val())
-                    | (self.c_limit.val() > self.two64.val())
-                    | (self.s_cmd_index.val() >= self.n_pt.val());
                 self.c_state.d.next = Control::Modify;
             }
             Control::Modify => {
+                self.c_err.d.next = false;
+                self.c_state.d.next = Control::Write;
+                if self.c_op.q.val() == self.op_register.val() {
+                    if self.c_refuse.q.val() {
+                        self.c_err.d.next = true;
+                    } else {
+                        self.c_we.d.next = true;
+                        self.c_old.d.next.tag = bit_cast::<8, 32>(self.c_key.q.val());
+                        self.c_old.d.next.state = self.st_valid.val();
+                        self.c_old.d.next.pd = self.c_pd.q.val();
+                        self.c_old.d.next.access = self.c_access.q.val();
+                        self.c_old.d.next.base = self.c_addr.q.val();
+                        self.c_old.d.next.limit = self.c_limit.q.val();
+                        self.c_old.d.next.shift = self.c_shift.q.val();
+                        self.c_old.d.next.pt_base = bit_cast::<16, 32>(self.c_index.q.val());
+                        self.c_old.d.next.epoch = self.c_old.q.val().epoch + 1;
+                        // The epoch wraps: sweep the TLB, keep the MRs.
+                        self.c_wrap.d.next = self.c_old.q.val().epoch == 0xFF;
+                    }
+                } else if self.c_op.q.val() == self.op_deregister.val() {
+                    self.c_we.d.next = true;
+                    self.c_old.d.next.state = self.st_free.val();
+                } else if (self.c_old.q.val().state == self.st_valid.val())
+                    & (self.c_old.q.val().tag == bit_cast::<8, 32>(self.c_key.q.val()))
+                {
+                    self.c_we.d.next = true;
+                    self.c_old.d.next.state = self.st_invalid.val();
+                } else {
+                    self.c_err.d.next = true;
+                }
+            }
+            Control::Write => {
+                // The write registered in Modify (or Decode) lands at the
+                // end of this cycle; the command completes.
                 self.s_cmd_ready.next = true;
                 self.c_done.d.next = true;
-                self.c_state.d.next = Control::Idle;
-                if self.s_cmd_op.val() == self.op_register.val() {
-                    if self.c_refuse.q.val() {
-                        self.c_error.d.next = true;
-                    } else {
-                        self.mr.write_enable.next = true;
-                        self.mr.write_data.next.tag = bit_cast::<8, 32>(self.s_cmd_key.val());
-                        self.mr.write_data.next.state = self.st_valid.val();
-                        self.mr.write_data.next.pd = self.s_cmd_pd.val();
-                        self.mr.write_data.next.access = self.s_cmd_access.val();
-                        self.mr.write_data.next.base = self.s_cmd_addr.val();
-                        self.mr.write_data.next.limit = self.c_limit.val();
-                        self.mr.write_data.next.shift = self.s_cmd_shift.val();
-                        self.mr.write_data.next.pt_base =
-                            bit_cast::<16, 32>(self.s_cmd_index.val());
-                        self.mr.write_data.next.epoch = self.c_old.q.val().epoch + 1;
-                        if self.c_old.q.val().epoch == 0xFF {
-                            // The epoch wraps: sweep the TLB, keep the MRs.
-                            self.c_state.d.next = Control::Sweep;
-                            self.c_sweep_mr.d.next = false;
-                            self.c_count.d.next = 0.into();
-                        }
-                    }
-                } else if self.s_cmd_op.val() == self.op_deregister.val() {
-                    self.mr.write_enable.next = true;
-                    self.mr.write_data.next.state = self.st_free.val();
-                } else if (self.c_old.q.val().state == self.st_valid.val())
-                    & (self.c_old.q.val().tag == bit_cast::<8, 32>(self.s_cmd_key.val()))
-                {
-                    self.mr.write_enable.next = true;
-                    self.mr.write_data.next.state = self.st_invalid.val();
+                self.c_error.d.next = self.c_err.q.val();
+                if self.c_wrap.q.val() {
+                    self.c_state.d.next = Control::Sweep;
+                    self.c_sweep_mr.d.next = false;
+                    self.c_count.d.next = 0.into();
                 } else {
-                    self.c_error.d.next = true;
+                    self.c_state.d.next = Control::Idle;
                 }
             }
         }
@@ -1087,7 +1287,27 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.c_count.d.next = 0.into();
             self.c_done.d.next = false;
             self.c_error.d.next = false;
+            self.c_we.d.next = false;
+            self.c_pt_we.d.next = false;
+            self.c_rd.d.next = false;
         }
+
+        // ---- Next cycle's flow control, from the next-state values above:
+        // S3 goes when the engine is idle and the queue has a slot; S2
+        // loads when empty or S3 moves on; S1 likewise; a request is taken
+        // when S1 will be free, with the control idle and the engine not
+        // reading the TLB (it would share the read port).
+        // The engine is idle next cycle if it is now and takes nothing, or
+        // it finishes; it looks up the TLB next cycle after Advance.
+        self.can_go.d.next = (((self.e_state.q.val() == Engine::Idle) & !self.e_start.val())
+            | self.e_done.val()
+            | self.reset.val())
+            & (self.q_count.d.val() != self.q_cap.val());
+        self.ld2_r.d.next = self.v1.d.val()
+            & (!self.v2.d.val() | !self.v3.d.val() | self.can_go.d.val());
+        self.room.d.next = (self.c_state.d.val() == Control::Idle)
+            & ((self.e_state.q.val() != Engine::Advance) | self.reset.val())
+            & (!self.v1.d.val() | self.ld2_r.d.val());
     }
 }
 
