@@ -154,8 +154,7 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
             | (self.full_q.q.val() & !(self.nonempty_q.q.val() & !self.store.val()));
         self.ne0.next = (self.store.val() & !self.load0.val())
             | (self.nonempty_q.q.val() & !(self.load0.val() & !self.store.val() & self.one.val()));
-        self.ne1.next = self.store.val()
-            | (self.nonempty_q.q.val() & !self.one.val());
+        self.ne1.next = self.store.val() | (self.nonempty_q.q.val() & !self.one.val());
         if self.read.val() {
             self.full_q.d.next = self.full1.val();
             self.nonempty_q.d.next = self.ne1.val();

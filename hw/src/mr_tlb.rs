@@ -904,11 +904,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key2.q.val()));
             self.invalidated3.d.next = self.mr.read_data.val().state == self.st_invalid.val();
             self.pd_ne3.d.next = self.mr.read_data.val().pd != self.pd2.q.val();
-            self.denied3.d.next =
-                (self.access2.q.val() & !self.mr.read_data.val().access).any();
+            self.denied3.d.next = (self.access2.q.val() & !self.mr.read_data.val().access).any();
             self.tag3.d.next = self.tag2.val();
-            self.epoch_eq3.d.next =
-                self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch;
+            self.epoch_eq3.d.next = self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch;
             self.va_lt_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
                 < bit_cast::<32, 64>(self.mr.read_data.val().base >> 32);
             self.va_eq_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
@@ -1303,8 +1301,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             | self.e_done.val()
             | self.reset.val())
             & (self.q_count.d.val() != self.q_cap.val());
-        self.ld2_r.d.next = self.v1.d.val()
-            & (!self.v2.d.val() | !self.v3.d.val() | self.can_go.d.val());
+        self.ld2_r.d.next =
+            self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.can_go.d.val());
         self.room.d.next = (self.c_state.d.val() == Control::Idle)
             & ((self.e_state.q.val() != Engine::Advance) | self.reset.val())
             & (!self.v1.d.val() | self.ld2_r.d.val());

@@ -1167,22 +1167,24 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ready_r, in_b, o_tag, o_v6, o_v4, i_v6, i_v4, lay_v6, lay_v4, take_q, reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2,
-            sel2, et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2,
-            usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
-            b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
-            frag_bad3, proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3,
-            info3, usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4, posk4,
-            len4, and4, or4, pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4,
-            tot_lt4, frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4,
-            t_l3_4, ce4, pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4,
-            flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, and5, or5,
-            crem5, clast5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5,
-            ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, tot_lt5, t_ip5, t_ihl5,
-            lt_udp5, lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5,
-            flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done, prev,
+            self, clock, ready_r, in_b, o_tag, o_v6, o_v4, i_v6, i_v4, lay_v6, lay_v4, take_q,
+            reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2, sel2, et_o2, et_i2,
+            tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2, usrc2, udst2, ulen2, op2,
+            flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3, b3, pos3, len3, sel3,
+            bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3, frag_bad3, proto_bad3, nhext3,
+            nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3, info3, usrc3, op3, flags3,
+            pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4, posk4, len4, and4, or4,
+            pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4, tot_lt4,
+            frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4, ce4,
+            pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4, flags4,
+            pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, and5, or5, crem5,
+            clast5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5, ihl_ne5,
+            frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, tot_lt5, t_ip5, t_ihl5, lt_udp5,
+            lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5,
+            op5, flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done, prev,
             fl_pending, fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames, job_active, job,
-            rptr, r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1, left, left_none, left_one
+            rptr, r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1,
+            left, left_none, left_one
         );
         clock!(self, clock, cap, csum, crc, entries, csums, jobs, ob_data, ob_keep, ob_last);
         self.ram.clock.next = self.clock.val();

@@ -264,8 +264,11 @@ impl<const W: usize, const K: usize> Logic for HeaderCapture<W, K> {
         let n = self._slots.len();
         let mut b = String::new();
         for s in 0..n {
-            b.push_str(&format!("reg [{}:0] slot{s};
-", W - 1));
+            b.push_str(&format!(
+                "reg [{}:0] slot{s};
+",
+                W - 1
+            ));
         }
         // at[s]: the next beat is beat s (at[n]: past the slots).
         b.push_str(&format!(
@@ -280,11 +283,15 @@ impl<const W: usize, const K: usize> Logic for HeaderCapture<W, K> {
             m = n - 1
         ));
         for s in 0..n {
-            b.push_str(&format!("    if (load & at[{s}]) slot{s} <= d;
-"));
+            b.push_str(&format!(
+                "    if (load & at[{s}]) slot{s} <= d;
+"
+            ));
         }
-        b.push_str("end
-");
+        b.push_str(
+            "end
+",
+        );
         let parts: Vec<String> = (0..n).rev().map(|s| format!("slot{s}")).collect();
         let pad = HDR_BITS - n * W;
         if pad > 0 {
