@@ -52,8 +52,6 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     full1: Signal<Local, Bit>,
     ne0: Signal<Local, Bit>,
     ne1: Signal<Local, Bit>,
-    occ_inc: Signal<Local, Bits<AP1>>,
-    occ_dec: Signal<Local, Bits<AP1>>,
     addr_mask: Constant<Bits<AP1>>,
     one_less: Constant<Bits<AP1>>,
 }
@@ -92,8 +90,6 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             full1: Default::default(),
             ne0: Default::default(),
             ne1: Default::default(),
-            occ_inc: Default::default(),
-            occ_dec: Default::default(),
             addr_mask: Constant::new(((1u64 << A) - 1).into()),
             one_less: Constant::new(((1u64 << A) - 1).into()),
         }
@@ -137,13 +133,10 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
         // The RAM's occupancy and flags move by one word at most. The flags
         // are decided for `read` low (load = load0) and high (load =
         // nonempty_q), then picked by `read`.
-        // occ ± 1 from the flip-flops, so no carry chain follows the load.
-        self.occ_inc.next = self.occ.q.val() + 1;
-        self.occ_dec.next = self.occ.q.val() - 1;
         if self.store.val() & !self.load.val() {
-            self.occ.d.next = self.occ_inc.val();
+            self.occ.d.next = self.occ.q.val() + 1;
         } else if self.load.val() & !self.store.val() {
-            self.occ.d.next = self.occ_dec.val();
+            self.occ.d.next = self.occ.q.val() - 1;
         }
         self.load0.next = self.nonempty_q.q.val() & !self.out_valid.q.val();
         self.dm1.next = self.occ.q.val() == self.one_less.val();
