@@ -10,24 +10,8 @@
 
 use crate::regs::Regs;
 use roce_regs::{mr, MrOp};
-use roce_wire::mr::Access;
 
-/// A region to register: what REGISTER carries besides the key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Region {
-    /// Protection domain.
-    pub pd: u16,
-    /// Access the region grants.
-    pub access: Access,
-    /// First virtual address.
-    pub base: u64,
-    /// Bytes.
-    pub length: u64,
-    /// log2 of the page size (`roce_wire::mr::PAGE_SHIFT_MIN..=MAX`).
-    pub page_shift: u8,
-    /// Page-table entry of the region's first page.
-    pub pt_base: u32,
-}
+pub use roce_wire::mr::Region;
 
 /// Why a command did not complete.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,6 +118,7 @@ pub fn invalidate_mr<R: Regs>(r: &mut R, key: u32) -> Result<(), MrError> {
 mod tests {
     use super::*;
     use crate::fake::FakeRegs;
+    use roce_wire::mr::Access;
     use std::vec::Vec;
 
     /// The `mr` block as the hardware behaves, scripted: a doorbell takes

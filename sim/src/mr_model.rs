@@ -8,23 +8,14 @@
 //! outcome, which is exactly what the hardware tests check.
 
 use roce_wire::mr::{
-    self, key_index, key_tag, Access, Chunk, CmdError, MrEntry, MrState, Reject, Request, PA_BITS,
+    self, key_index, key_tag, Chunk, CmdError, MrEntry, MrState, Reject, Request, PA_BITS,
 };
 
 /// Outcome of one request: the chunks of a grant (none for a zero-length
 /// request), or why it was refused.
 pub type Outcome = Result<Vec<Chunk>, Reject>;
 
-/// A region to register (what `REGISTER` carries besides the key).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Region {
-    pub pd: u16,
-    pub access: Access,
-    pub base: u64,
-    pub length: u64,
-    pub page_shift: u8,
-    pub pt_base: u32,
-}
+pub use roce_wire::mr::Region;
 
 /// The MR table and page table, and how many requests [`MrTable::counted`]
 /// rejected per reason (the hardware's drop counters).
@@ -150,6 +141,7 @@ impl MrTable {
 mod tests {
     use super::*;
     use roce_wire::mr::key;
+    use roce_wire::mr::Access;
 
     #[test]
     fn commands_and_requests() {

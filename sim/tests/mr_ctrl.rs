@@ -118,15 +118,7 @@ impl<D: Dut> Bench<D> {
 
     fn register(&mut self, k: u32, r: Region) -> Result<(), CmdError> {
         let want = self.model.register(k, r);
-        let region = fw::Region {
-            pd: r.pd,
-            access: r.access,
-            base: r.base,
-            length: r.length,
-            page_shift: r.page_shift,
-            pt_base: r.pt_base,
-        };
-        let got = fw::register_mr(self, k, &region);
+        let got = fw::register_mr(self, k, &r);
         self.expect(&format!("register {k:#x} {r:x?}"), got, want);
         want
     }

@@ -165,6 +165,24 @@ pub enum MrState {
     Invalid = 2,
 }
 
+/// A region to register: what the `REGISTER` command carries besides the
+/// key (the model, the firmware driver and the tests share it).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Region {
+    /// Protection domain.
+    pub pd: u16,
+    /// Access the region grants.
+    pub access: Access,
+    /// First virtual address.
+    pub base: u64,
+    /// Bytes.
+    pub length: u64,
+    /// log2 of the page size (`PAGE_SHIFT_MIN..=PAGE_SHIFT_MAX`).
+    pub page_shift: u8,
+    /// Page-table index of the region's first page.
+    pub pt_base: u32,
+}
+
 /// One memory region as the table holds it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MrEntry {
