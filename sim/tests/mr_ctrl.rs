@@ -13,7 +13,7 @@
 #[macro_use]
 mod mr_port;
 
-use mr_port::{run_requests, security_holds, MrPort, RunStats};
+use mr_port::{random_region, random_request, run_requests, security_holds, MrPort, RunStats};
 use roce_fw::mr::{self as fw, MrError};
 use roce_fw::Regs;
 use roce_regs::{mr as mrr, MrCounter, MrOp};
@@ -22,10 +22,7 @@ use roce_sim::model::Model;
 use roce_sim::models::{MrCtrlW4096, MrCtrlW64};
 use roce_sim::mr_model::{MrTable, Outcome, Region};
 use roce_sim::rng::Rng;
-use roce_wire::mr::{
-    self, key, key_index, Access, CmdError, MrState, Reject, Request, PAGE_SHIFT_MAX,
-    PAGE_SHIFT_MIN,
-};
+use roce_wire::mr::{self, key, key_index, Access, CmdError, MrState, Reject, Request};
 
 /// `mr_ctrl`: the datapath port, and the AXI4-Lite slave the commands go in on.
 trait Dut: MrPort + AxilSlave {}
@@ -184,64 +181,6 @@ impl<D: Dut> Bench<D> {
     }
 }
 
-/// A random region of at most 12 pages whose page-table run lies in
-/// entries `0..pt_used`.
-fn random_region(rng: &mut Rng, pt_used: usize) -> Region {
-    let page_shift = rng.range(PAGE_SHIFT_MIN as usize, PAGE_SHIFT_MAX as usize) as u8;
-    let psize = 1u64 << page_shift;
-    let max_pages = if page_shift > 16 { 3 } else { 12 };
-    let length = rng.range(1, max_pages) as u64 * psize - rng.below(psize);
-    let base = match rng.below(8) {
-        0 => 0u64.wrapping_sub(length),
-        1 => rng.below(1 << 20),
-        _ => rng.next_u64() >> rng.below(20),
-    };
-    Region {
-        pd: rng.below(4) as u16,
-        access: Access::from_bits(rng.below(16) as u8 | 6),
-        base: base.min(u64::MAX - length + 1),
-        length,
-        page_shift,
-        pt_base: rng.below((pt_used - 13) as u64) as u32,
-    }
-}
-
-/// A request for a live key, mostly inside its region, with faults now
-/// and then.
-fn random_request(rng: &mut Rng, model: &MrTable, live: &[u32]) -> Request {
-    let mut k = live[rng.below(live.len() as u64) as usize];
-    let e = *model.entry(k).unwrap();
-    let off = rng.below(e.length.max(1));
-    let room = e.length.saturating_sub(off);
-    let mut req = Request {
-        key: k,
-        pd: e.pd,
-        access: Access::from_bits(e.access.bits() & rng.below(16) as u8),
-        va: e.base.wrapping_add(off),
-        len: match rng.below(10) {
-            0 => 0,
-            1..=6 => 1 + rng.below(room.clamp(1, 1 << 13)) as u32,
-            7 => room.min(u32::MAX as u64) as u32,
-            _ => (room + rng.below(64)).min(u32::MAX as u64) as u32,
-        },
-    };
-    match rng.below(40) {
-        0 => k ^= 1 + rng.below(255) as u32,
-        1 => {
-            k = key(
-                rng.below(model.mrs() as u64 * 2) as u32,
-                rng.next_u32() as u8,
-            )
-        }
-        2 => req.pd ^= 1,
-        3 => req.access = Access::ALL,
-        4 => req.va = e.base.wrapping_sub(1 + rng.below(16)),
-        _ => {}
-    }
-    req.key = k;
-    req
-}
-
 /// The whole flow through the CSRs: page tables, a random layout, random
 /// traffic, then rounds of deregister / invalidate / re-register with new
 /// tags, each followed by requests for the keys it touched (shown
@@ -264,7 +203,7 @@ fn programmed_through_csrs<D: Dut>(
     for _ in 0..regions {
         let index = b.rng.below(n as u64) as u32;
         let k = key(index, b.rng.next_u32() as u8);
-        let r = random_region(&mut b.rng, pt_used);
+        let r = random_region(&mut b.rng, (pt_used - 13) as u64);
         b.register(k, r).expect("a valid region");
         keys[index as usize] = Some(k);
     }
@@ -316,14 +255,14 @@ fn programmed_through_csrs<D: Dut>(
                     // another page-table run: the old key and its cached
                     // translations must not come back.
                     let k2 = key(index as u32, (k as u8).wrapping_add(1));
-                    let r = random_region(&mut b.rng, pt_used);
+                    let r = random_region(&mut b.rng, (pt_used - 13) as u64);
                     b.register(k2, r).unwrap();
                     assert_eq!(b.one(probe), Err(Reject::BadKey), "old key {k:#x}");
                     keys[index] = Some(k2);
                 }
                 _ => {
                     let k2 = key(index as u32, b.rng.next_u32() as u8);
-                    let r = random_region(&mut b.rng, pt_used);
+                    let r = random_region(&mut b.rng, (pt_used - 13) as u64);
                     b.register(k2, r).unwrap();
                     keys[index] = Some(k2);
                 }
@@ -331,7 +270,7 @@ fn programmed_through_csrs<D: Dut>(
             if keys.iter().all(|k| k.is_none()) {
                 let index = b.rng.below(n as u64) as u32;
                 let k = key(index, 7);
-                let r = random_region(&mut b.rng, pt_used);
+                let r = random_region(&mut b.rng, (pt_used - 13) as u64);
                 b.register(k, r).unwrap();
                 keys[index as usize] = Some(k);
             }

@@ -12,15 +12,12 @@
 #[macro_use]
 mod mr_port;
 
-use mr_port::{run_requests, security_holds, MrPort, RunStats};
+use mr_port::{random_region, random_request, run_requests, security_holds, MrPort, RunStats};
 use roce_sim::model::Model;
 use roce_sim::models::{MrTlbW4096, MrTlbW64};
 use roce_sim::mr_model::{MrTable, Outcome, Region};
 use roce_sim::rng::Rng;
-use roce_wire::mr::{
-    self, key, key_index, Access, Chunk, CmdError, MrState, Reject, Request, PAGE_SHIFT_MAX,
-    PAGE_SHIFT_MIN,
-};
+use roce_wire::mr::{self, key, key_index, Access, Chunk, CmdError, MrState, Reject, Request};
 
 /// Command opcodes of the block's `s_cmd_op`: `roce_regs::MrOp`, which
 /// hw/src/mr_tlb.rs `op` uses too.
@@ -223,29 +220,6 @@ impl<D: Dut> Bench<D> {
     }
 }
 
-/// A random region of `pages` pages or fewer at a random page size.
-fn random_region(rng: &mut Rng, pt_entries: usize) -> Region {
-    let page_shift = rng.range(PAGE_SHIFT_MIN as usize, PAGE_SHIFT_MAX as usize) as u8;
-    let psize = 1u64 << page_shift;
-    let max_pages = if page_shift > 16 { 3 } else { 12 };
-    let length = rng.range(1, max_pages as usize) as u64 * psize - rng.below(psize);
-    let base = match rng.below(8) {
-        // At the very top of the address space.
-        0 => 0u64.wrapping_sub(length),
-        1 => rng.below(1 << 20),
-        _ => rng.next_u64() >> rng.below(20),
-    };
-    let base = base.min(u64::MAX - length + 1);
-    Region {
-        pd: rng.below(4) as u16,
-        access: Access::from_bits(rng.below(16) as u8 | 6),
-        base,
-        length,
-        page_shift,
-        pt_base: rng.below(pt_entries as u64) as u32,
-    }
-}
-
 /// Keys registered in a bench (index → current key).
 struct Layout {
     keys: Vec<Option<u32>>,
@@ -257,51 +231,11 @@ fn random_layout<D: Dut>(b: &mut Bench<D>, count: usize) -> Layout {
     for _ in 0..count {
         let index = b.rng.below(n as u64) as u32;
         let k = key(index, b.rng.next_u32() as u8);
-        let r = random_region(&mut b.rng, pt);
+        let r = random_region(&mut b.rng, pt as u64);
         b.register(k, r).expect("valid region");
         keys[index as usize] = Some(k);
     }
     Layout { keys }
-}
-
-fn random_request(rng: &mut Rng, model: &MrTable, layout: &Layout) -> Request {
-    let live: Vec<u32> = layout.keys.iter().flatten().copied().collect();
-    let mut k = live[rng.below(live.len() as u64) as usize];
-    let e = *model.entry(k).unwrap();
-    let mut req = Request {
-        key: k,
-        pd: e.pd,
-        access: Access::from_bits(e.access.bits() & rng.below(16) as u8),
-        va: e.base,
-        len: 1,
-    };
-    // Where and how long, inside the region mostly.
-    let off = rng.below(e.length);
-    let room = e.length - off;
-    req.va = e.base + off;
-    req.len = match rng.below(10) {
-        0 => 0,
-        1..=6 => 1 + rng.below(room.min(1 << 13)) as u32,
-        7 => room.min(u32::MAX as u64) as u32,
-        _ => (room + rng.below(64)).min(u32::MAX as u64) as u32,
-    };
-    // Faults, now and then.
-    match rng.below(40) {
-        0 => k ^= 1 + rng.below(255) as u32,
-        1 => {
-            k = key(
-                rng.below(model.mrs() as u64 * 2) as u32,
-                rng.next_u32() as u8,
-            )
-        }
-        2 => req.pd ^= 1,
-        3 => req.access = Access::ALL,
-        4 => req.va = e.base.wrapping_sub(1 + rng.below(16)),
-        5 => req.va = u64::MAX - rng.below(64),
-        _ => {}
-    }
-    req.key = k;
-    req
 }
 
 fn fill_page_table<D: Dut>(b: &mut Bench<D>) {
@@ -322,8 +256,9 @@ fn random_traffic<D: Dut>(test: &str, default_seed: u64, batches: usize, per_bat
     let mut layout = random_layout(&mut b, n.min(48));
     let mut outcomes = [0usize; 7];
     for batch in 0..batches {
+        let live: Vec<u32> = layout.keys.iter().flatten().copied().collect();
         let reqs: Vec<Request> = (0..per_batch)
-            .map(|_| random_request(&mut b.rng, &b.model, &layout))
+            .map(|_| random_request(&mut b.rng, &b.model, &live))
             .collect();
         let (idle, stall) = if batch % 2 == 0 { (0, 0) } else { (200, 200) };
         for o in b.check(&reqs, idle, stall) {
@@ -350,7 +285,7 @@ fn random_traffic<D: Dut>(test: &str, default_seed: u64, batches: usize, per_bat
                 }
                 2 => {
                     let k = key(index as u32, b.rng.next_u32() as u8);
-                    let r = random_region(&mut b.rng, pt);
+                    let r = random_region(&mut b.rng, pt as u64);
                     b.register(k, r).unwrap();
                     layout.keys[index] = Some(k);
                 }

@@ -3,9 +3,11 @@
 //! alone and `mr_ctrl` (the CSR block driving it). Shared by their benches.
 
 use roce_sim::model::Model;
-use roce_sim::mr_model::{MrTable, Outcome};
+use roce_sim::mr_model::{MrTable, Outcome, Region};
 use roce_sim::rng::Rng;
-use roce_wire::mr::{self, Chunk, MrState, Reject, Request};
+use roce_wire::mr::{
+    self, key, Access, Chunk, MrState, Reject, Request, PAGE_SHIFT_MAX, PAGE_SHIFT_MIN,
+};
 
 pub trait MrPort: Sized {
     fn create() -> Self;
@@ -189,4 +191,65 @@ pub fn security_holds(table: &MrTable, req: &Request, hw: &Outcome) {
         assert_eq!(c.pa as u128 & mask, va & mask, "page offset of {c:x?}");
         va = end;
     }
+}
+
+/// A random region of at most 12 pages (3 above 64 KiB pages) at a random
+/// page size, its page-table run starting below `pt_bases`; now and then
+/// at the very top of the address space.
+pub fn random_region(rng: &mut Rng, pt_bases: u64) -> Region {
+    let page_shift = rng.range(PAGE_SHIFT_MIN as usize, PAGE_SHIFT_MAX as usize) as u8;
+    let psize = 1u64 << page_shift;
+    let max_pages = if page_shift > 16 { 3 } else { 12 };
+    let length = rng.range(1, max_pages) as u64 * psize - rng.below(psize);
+    let base = match rng.below(8) {
+        0 => 0u64.wrapping_sub(length),
+        1 => rng.below(1 << 20),
+        _ => rng.next_u64() >> rng.below(20),
+    };
+    Region {
+        pd: rng.below(4) as u16,
+        access: Access::from_bits(rng.below(16) as u8 | 6),
+        base: base.min(u64::MAX - length + 1),
+        length,
+        page_shift,
+        pt_base: rng.below(pt_bases) as u32,
+    }
+}
+
+/// A request for one of the `live` keys, mostly inside its region, with
+/// faults now and then (another tag or index, PD, access, below the base,
+/// near the top of the address space).
+pub fn random_request(rng: &mut Rng, model: &MrTable, live: &[u32]) -> Request {
+    let mut k = live[rng.below(live.len() as u64) as usize];
+    let e = *model.entry(k).unwrap();
+    let off = rng.below(e.length);
+    let room = e.length - off;
+    let mut req = Request {
+        key: k,
+        pd: e.pd,
+        access: Access::from_bits(e.access.bits() & rng.below(16) as u8),
+        va: e.base + off,
+        len: match rng.below(10) {
+            0 => 0,
+            1..=6 => 1 + rng.below(room.min(1 << 13)) as u32,
+            7 => room.min(u32::MAX as u64) as u32,
+            _ => (room + rng.below(64)).min(u32::MAX as u64) as u32,
+        },
+    };
+    match rng.below(40) {
+        0 => k ^= 1 + rng.below(255) as u32,
+        1 => {
+            k = key(
+                rng.below(model.mrs() as u64 * 2) as u32,
+                rng.next_u32() as u8,
+            )
+        }
+        2 => req.pd ^= 1,
+        3 => req.access = Access::ALL,
+        4 => req.va = e.base.wrapping_sub(1 + rng.below(16)),
+        5 => req.va = u64::MAX - rng.below(64),
+        _ => {}
+    }
+    req.key = k;
+    req
 }
