@@ -183,27 +183,23 @@ impl<D: Synth, const A: usize> Logic for BramOutReg<D, A> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "`ifdef {define}\n{ecp5}`else\nreg [{msb}:0] mem [0:{last}];\nreg [{msb}:0] stage;\n\nalways @(posedge clock) begin\n    if (write_enable) mem[write_address] <= write_data;\n    if (read_enable) stage <= mem[read_address];\n    if (output_enable) read_data <= stage;\nend\n`endif\n",
-            define = ECP5_DP16KD_DEFINE,
-            ecp5 = dp16kd_outreg(
-                &Dp16kdPorts {
-                    label: "bram",
-                    we: "write_enable",
-                    wa: "write_address",
-                    wd: "write_data",
-                    ce: "read_enable",
-                    ra: "read_address",
-                    oce: "output_enable",
-                    q: "bram_q",
-                },
-                D::BITS,
-                A,
-                0,
-            ) + "always @(*) read_data = bram_q;\n",
-            msb = D::BITS - 1,
-            last = (1usize << A) - 1
-        ))
+        let ram = outreg_ram(
+            &Dp16kdPorts {
+                label: "bram",
+                we: "write_enable",
+                wa: "write_address",
+                wd: "write_data",
+                ce: "read_enable",
+                ra: "read_address",
+                oce: "output_enable",
+                q: "bram_q",
+            },
+            D::BITS,
+            A,
+            1 << A,
+            None,
+        );
+        Verilog::Custom(ram + "always @(*) read_data = bram_q;\n")
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
@@ -369,6 +365,53 @@ pub fn dp16kd_outreg(p: &Dp16kdPorts, w: usize, a: usize, init: u64) -> String {
     s
 }
 
+/// A `w`-bit RAM of `words` words (at most `2^a`) read through an output
+/// register, as Verilog text for a module body: under
+/// [`ECP5_DP16KD_DEFINE`] the DP16KD blocks of [`dp16kd_outreg`], otherwise
+/// plain Verilog with the same two-stage read (`ce` latches the RAM word,
+/// `oce` moves it to `q`). `init`: every word's initial value (`None`
+/// leaves the plain form's words undefined, and 0 in the blocks). Declares
+/// `p.q` in both forms. Used by [`BramOutReg`] and the CSR block's context
+/// RAMs.
+pub fn outreg_ram(p: &Dp16kdPorts, w: usize, a: usize, words: usize, init: Option<u64>) -> String {
+    use std::fmt::Write;
+    assert!(
+        words <= 1 << a,
+        "outreg_ram: {words} words over {a} address bits"
+    );
+    let l = p.label;
+    let m = w - 1;
+    let mut s = format!("`ifdef {ECP5_DP16KD_DEFINE}\n");
+    s.push_str(&dp16kd_outreg(p, w, a, init.unwrap_or(0)));
+    writeln!(
+        s,
+        "`else\nreg [{m}:0] {l}_mem [0:{}];\nreg [{m}:0] {l}_stage;\nreg [{m}:0] {};",
+        words - 1,
+        p.q
+    )
+    .unwrap();
+    if let Some(v) = init {
+        writeln!(
+            s,
+            "integer {l}_i;\ninitial for ({l}_i = 0; {l}_i < {words}; {l}_i = {l}_i + 1) {l}_mem[{l}_i] = {w}'h{v:x};"
+        )
+        .unwrap();
+    }
+    writeln!(
+        s,
+        "always @(posedge clock) begin\n    if ({we}) {l}_mem[{wa}] <= {wd};\n    if ({ce}) {l}_stage <= {l}_mem[{ra}];\n    if ({oce}) {q} <= {l}_stage;\nend\n`endif",
+        we = p.we,
+        wa = p.wa,
+        wd = p.wd,
+        ce = p.ce,
+        ra = p.ra,
+        oce = p.oce,
+        q = p.q
+    )
+    .unwrap();
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,7 +430,7 @@ mod tests {
         let mut m = BramOutReg::<Bits<40>, 13>::new();
         m.connect_all();
         let v = generate_verilog(&m);
-        assert!(v.contains("if (output_enable) read_data <= stage;"));
+        assert!(v.contains("if (output_enable) bram_q <= bram_stage;"));
         assert!(v.contains(".REGMODE_B(\"OUTREG\")"));
         yosys_validate("bram_outreg", &v).unwrap();
     }

@@ -932,84 +932,50 @@ impl Plan {
                 parts.join(", ")
             )
             .unwrap();
-            writeln!(s, "`ifdef {}", crate::bram::ECP5_DP16KD_DEFINE).unwrap();
-            s.push_str(&crate::bram::dp16kd_outreg(
-                &crate::bram::Dp16kdPorts {
-                    label: &format!("cm{k}"),
-                    we: &format!("we{k}"),
-                    wa: "cw_a",
-                    wd: &format!("wd{k}"),
-                    ce: "r2_v",
-                    ra: "r_qpn2",
-                    oce: "1'b1",
-                    q: &format!("qc2_{k}"),
-                },
-                c.bits,
-                qa,
-                reset,
-            ));
-            writeln!(
-                s,
-                "`else\nreg [{m}:0] qm{k} [0:{}];\nreg [{m}:0] qc{k};\nreg [{m}:0] qc2_{k};",
-                self.n - 1
-            )
-            .unwrap();
-            writeln!(
-                s,
-                "integer i{k};\ninitial for (i{k} = 0; i{k} < {}; i{k} = i{k} + 1) qm{k}[i{k}] = {}'h{reset:x};",
-                self.n, c.bits
-            )
-            .unwrap();
-            writeln!(
-                s,
-                "always @(posedge clock) begin\n    if (we{k}) qm{k}[cw_a] <= wd{k};\n    if (r2_v) qc{k} <= qm{k}[r_qpn2];\n    qc2_{k} <= qc{k};\nend\n`endif"
-            )
-            .unwrap();
-            let attr = match store {
-                QpStore::Lutram => "(* ram_style = \"distributed\" *) ",
-                QpStore::Bram | QpStore::BramOutReg => "",
-            };
-            if store == QpStore::BramOutReg {
-                writeln!(s, "`ifdef {}", crate::bram::ECP5_DP16KD_DEFINE).unwrap();
-                s.push_str(&crate::bram::dp16kd_outreg(
+            let ports = |label: &str, ce: &str, ra: &str, q: &str| {
+                crate::bram::outreg_ram(
                     &crate::bram::Dp16kdPorts {
-                        label: &format!("dm{k}"),
+                        label,
                         we: &format!("we{k}"),
                         wa: "cw_a",
                         wd: &format!("wd{k}"),
-                        ce: "1'b1",
-                        ra: "qp_rd_addr",
+                        ce,
+                        ra,
                         oce: "1'b1",
-                        q: &format!("qd{k}"),
+                        q,
                     },
                     c.bits,
                     qa,
-                    reset,
-                ));
-                writeln!(s, "`else").unwrap();
-            }
-            writeln!(
-                s,
-                "{attr}reg [{m}:0] qdm{k} [0:{}];\nreg [{m}:0] qd{k};\nreg [{m}:0] qd1_{k};",
-                self.n - 1
-            )
-            .unwrap();
-            writeln!(
-                s,
-                "integer j{k};\ninitial for (j{k} = 0; j{k} < {}; j{k} = j{k} + 1) qdm{k}[j{k}] = {}'h{reset:x};",
-                self.n, c.bits
-            )
-            .unwrap();
-            if store == QpStore::BramOutReg {
-                writeln!(
-                    s,
-                    "always @(posedge clock) begin\n    if (we{k}) qdm{k}[cw_a] <= wd{k};\n    qd1_{k} <= qdm{k}[qp_rd_addr];\n    qd{k} <= qd1_{k};\nend\n`endif"
+                    self.n as usize,
+                    Some(reset),
                 )
-                .unwrap();
+            };
+            // The CSR copy, read through its output register.
+            s.push_str(&ports(
+                &format!("cm{k}"),
+                "r2_v",
+                "r_qpn2",
+                &format!("qc2_{k}"),
+            ));
+            // The datapath copy.
+            if store == QpStore::BramOutReg {
+                s.push_str(&ports(
+                    &format!("dm{k}"),
+                    "1'b1",
+                    "qp_rd_addr",
+                    &format!("qd{k}"),
+                ));
             } else {
+                let attr = match store {
+                    QpStore::Lutram => "(* ram_style = \"distributed\" *) ",
+                    _ => "",
+                };
                 writeln!(
                     s,
-                    "always @(posedge clock) begin\n    if (we{k}) qdm{k}[cw_a] <= wd{k};\n    qd{k} <= qdm{k}[qp_rd_addr];\nend"
+                    "{attr}reg [{m}:0] qdm{k} [0:{}];\nreg [{m}:0] qd{k};\ninteger j{k};\ninitial for (j{k} = 0; j{k} < {}; j{k} = j{k} + 1) qdm{k}[j{k}] = {}'h{reset:x};\nalways @(posedge clock) begin\n    if (we{k}) qdm{k}[cw_a] <= wd{k};\n    qd{k} <= qdm{k}[qp_rd_addr];\nend",
+                    self.n - 1,
+                    self.n,
+                    c.bits
                 )
                 .unwrap();
             }
