@@ -696,7 +696,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     c_bth_icrc: Constant<Bits<18>>,
     c_udp_bth_icrc: Constant<Bits<18>>,
     c_k: Constant<Bits<18>>,
-    c_k19: Constant<Bits<19>>,
     c_kmask: Constant<Bits<18>>,
     c_log2k: Constant<Bits<8>>,
     c_ones: Constant<Bits<K>>,
@@ -1122,7 +1121,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             c_bth_icrc: k18(bth::HEADER_LEN + icrc::ICRC_LEN),
             c_udp_bth_icrc: k18(udp::HEADER_LEN + bth::HEADER_LEN + icrc::ICRC_LEN),
             c_k: k18(K),
-            c_k19: Constant::new((K as u64).into()),
             c_kmask: k18(K - 1),
             c_log2k: Constant::new((K.trailing_zeros() as u64).into()),
             c_ones: Constant::new(Bits::<K>::mask()),
@@ -1406,7 +1404,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.k4.d.next = self.k3.q.val();
         self.l4.d.next = self.l3.q.val();
         self.pos4.d.next = self.pos3.q.val();
-        self.posk4.d.next = bit_cast::<19, 18>(self.pos3.q.val()) + self.c_k19.val();
+        self.posk4.d.next =
+            bit_cast::<19, 18>(self.pos3.q.val()) + bit_cast::<19, 18>(self.c_k.val());
         self.len4.d.next = self.len3.q.val();
         self.and4.d.next = self.mask.and_m.val();
         self.or4.d.next = self.mask.or_m.val();
@@ -1470,7 +1469,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.k5.d.next = self.k4.q.val();
         self.l5.d.next = self.l4.q.val();
         self.pos5.d.next = self.pos4.q.val();
-        self.posk5.d.next = bit_cast::<19, 18>(self.pos4.q.val()) + self.c_k19.val();
+        self.posk5.d.next = self.posk4.q.val();
         self.and5.d.next = self.and4.q.val();
         self.or5.d.next = self.or4.q.val();
         if self.pay_small4.q.val() {
