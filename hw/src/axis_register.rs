@@ -166,6 +166,13 @@ impl<D: Synth> Logic for RegSlice<D> {
         self.m_data.next = self.out_data.q.val();
         self.take_in.next = self.s_valid.val() & !self.skid_valid.q.val();
         self.out_free.next = !self.out_valid.q.val() | self.m_ready.val();
+        // The skid register samples the input on every cycle it is empty,
+        // so its enable is the registered `!skid_valid` alone (a wide
+        // payload's enables then wait on no handshake); `skid_valid` says
+        // whether the sample is a parked word.
+        if !self.skid_valid.q.val() {
+            self.skid_data.d.next = self.s_data.val();
+        }
         if self.out_free.val() {
             if self.skid_valid.q.val() {
                 self.out_valid.d.next = true;
@@ -177,7 +184,6 @@ impl<D: Synth> Logic for RegSlice<D> {
             }
         } else if self.take_in.val() {
             self.skid_valid.d.next = true;
-            self.skid_data.d.next = self.s_data.val();
         }
         if self.reset.val() {
             self.out_valid.d.next = false;
