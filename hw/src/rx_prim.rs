@@ -385,7 +385,9 @@ pub const CSUM_WORDS: usize = 30;
 
 /// Pipelined RFC 1071 check: `ok` is high when the one's-complement sum of
 /// the first `2 * ihl` 16-bit words of `x` is 0xFFFF (`x` big-endian: its
-/// first byte in the top bits, as [`ByteSelect`] delivers a byte string). One adder
+/// first byte in the top bits, as [`ByteSelect`] delivers a byte string). The
+/// inputs are registered first (they arrive through the parser's field
+/// selects, and the length mask drives every word's reset), then one adder
 /// level per stage; `tag` travels alongside. Latency [`OnesSum::LATENCY`].
 #[derive(LogicBlock)]
 pub struct OnesSum {
@@ -399,8 +401,9 @@ pub struct OnesSum {
 }
 
 impl OnesSum {
-    /// Mask stage, five adder levels (30 → 1), fold and compare.
-    pub const LATENCY: usize = 7;
+    /// Input register, mask stage, five adder levels (30 → 1), fold and
+    /// compare.
+    pub const LATENCY: usize = 8;
 
     pub fn new() -> Self {
         Self {
@@ -454,13 +457,17 @@ impl Logic for OnesSum {
     fn hdl(&self) -> Verilog {
         let mut b = String::new();
         let mut n = CSUM_WORDS;
+        b.push_str(&format!(
+            "reg [{}:0] xr;\nreg [3:0] ihlr;\nreg ti;\nalways @(posedge clock) begin\n    xr <= x;\n    ihlr <= ihl;\n    ti <= tag_in;\nend\n",
+            CSUM_WORDS * 16 - 1
+        ));
         b.push_str(&format!("reg [15:0] w0 [0:{}];\nreg t0;\n", n - 1));
-        b.push_str("integer i;\nalways @(posedge clock) begin\n    t0 <= tag_in;\n");
+        b.push_str("integer i;\nalways @(posedge clock) begin\n    t0 <= ti;\n");
         for i in 0..n {
             // x is big-endian (byte 0 in the top bits, as ByteSelect gives it).
             let top = CSUM_WORDS * 16 - 1 - 16 * i;
             b.push_str(&format!(
-                "    w0[{i}] <= (ihl > 4'd{}) ? x[{top}:{}] : 16'h0;\n",
+                "    w0[{i}] <= (ihlr > 4'd{}) ? xr[{top}:{}] : 16'h0;\n",
                 i / 2,
                 top - 15
             ));
@@ -500,7 +507,7 @@ impl Logic for OnesSum {
             "wire [16:0] f1 = w{level}[0][15:0] + w{level}[0][{}:16];\nreg okr, tr;\nalways @(posedge clock) begin\n    okr <= (f1 == 17'h0ffff);\n    tr <= t{level};\nend\nalways @(*) begin\n    ok = okr;\n    tag_out = tr;\nend\n",
             wl - 1
         ));
-        assert_eq!(level + 2, Self::LATENCY);
+        assert_eq!(level + 3, Self::LATENCY);
         Verilog::Custom(b)
     }
     fn timing(&self) -> Vec<TimingInfo> {
