@@ -16,6 +16,10 @@
 //! | S5 | ICRC feed (masked, trimmed at the IP datagram's end) to [`Crc32`]; payload realigned by [`ByteRealign`]; the checks, in `Frame::parse`'s order, on the frame's last beat |
 //! | S6 | payload written to the frame buffer (block RAM) |
 //!
+//! The descriptor leaves through a [`RegSlice`]: every `m_hdr_*` output is a
+//! flip-flop, and `m_hdr_ready` reaches none of the queues behind it in the
+//! cycle it arrives (their pops wait on the slice's registered `s_ready`).
+//!
 //! The IPv4 header checksum ([`OnesSum`], from S1) and the ICRC result
 //! ([`Crc32`], which checks the CRC residue over the datagram including its
 //! ICRC) arrive later; they join the frame's other checks at `m_hdr`.
@@ -34,6 +38,7 @@
 //! depends on `s_axis.tvalid`. Payloads must fit the buffer
 //! (`2^A` beats less a margin of [`MARGIN`]).
 
+use crate::axis_register::RegSlice;
 use crate::bram::BramOutReg;
 use crate::crc32::{Crc32, PAD_BITS};
 use crate::fifo::SyncFifo;
@@ -287,6 +292,44 @@ pub struct RxEntry {
     pub info: Bits<32>,
 }
 
+/// The descriptor as it leaves the parser: the `m_hdr_*` outputs, held in
+/// the output [`RegSlice`] so `m_hdr_ready` reaches no FIFO in the cycle it
+/// arrives.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct RxDesc {
+    pub drop: Bit,
+    pub reason: Bits<4>,
+    pub ipv6: Bit,
+    pub src_port: Bits<16>,
+    pub opcode: Bits<8>,
+    pub se: Bit,
+    pub m: Bit,
+    pub padcnt: Bits<2>,
+    pub tver: Bits<4>,
+    pub pkey: Bits<16>,
+    pub fecn: Bit,
+    pub becn: Bit,
+    pub destqp: Bits<24>,
+    pub ackreq: Bit,
+    pub psn: Bits<24>,
+    pub payload_len: Bits<16>,
+    pub ext: Bits<8>,
+    pub reth_va: Bits<64>,
+    pub reth_rkey: Bits<32>,
+    pub reth_dmalen: Bits<32>,
+    pub aeth_syndrome: Bits<8>,
+    pub aeth_msn: Bits<24>,
+    pub immdt: Bits<32>,
+    pub ieth: Bits<32>,
+    pub atomic_va: Bits<64>,
+    pub atomic_rkey: Bits<32>,
+    pub atomic_swap_add: Bits<64>,
+    pub atomic_compare: Bits<64>,
+    pub atomicack_orig: Bits<64>,
+    pub deth_qkey: Bits<32>,
+    pub deth_srcqp: Bits<24>,
+}
+
 /// A payload read job.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct RxJob {
@@ -304,8 +347,10 @@ const EXT_BITS: usize = 224;
 
 /// The receive parser. `A` is log2 of the frame buffer in beats, `AP1 = A + 1`.
 /// Edges after a descriptor is taken on `m_hdr` until the drop counters
-/// include it (the verdict is registered before the counters step).
-pub const COUNTER_LAG: usize = 1;
+/// include it. The counters step one edge after the descriptor enters the
+/// output slice, which is no later than the edge it can first be taken on
+/// `m_hdr`, so they already include it then.
+pub const COUNTER_LAG: usize = 0;
 
 /// Address bits of the payload output FIFOs: deep enough for every beat
 /// issued and not yet taken (two RAM stages, `r_*`, the FIFO's own).
@@ -560,6 +605,10 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     /// ICRC-covered bytes left from this beat's start, and whether they end
     /// in it (computed in S4, so S5 feeds the engine from registers).
     crem5: DFF<Bits<18>>,
+    /// The ICRC feed's end is at or past this beat's end (or before its
+    /// start): every lane of the beat is fed. Decided in S4 as a range test
+    /// against registers, so S5's lane mask looks only at `crem5`'s low bits.
+    cbig5: DFF<Bit>,
     clast5: DFF<Bit>,
     ce_sel4: Signal<Local, Bits<18>>,
     first5: DFF<Bits<18>>,
@@ -622,6 +671,12 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     csums: SyncFifo<Bit, 5, 6>,
     // --- descriptor output ---
     hdr_avail: Signal<Local, Bit>,
+    hs: RegSlice<RxDesc>,
+    // The IPv4 checksum and ICRC verdicts, each through a slice placed at
+    // the join, so the join's take pops only local registers (the queues
+    // behind refill them through the slices' registered `s_ready`).
+    cs: RegSlice<Bit>,
+    cr: RegSlice<Bit>,
     hdr_take: Signal<Local, Bit>,
     reason: Signal<Local, Bits<4>>,
     e_flags: Signal<Local, Bits<8>>,
@@ -978,6 +1033,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             and5: Default::default(),
             or5: Default::default(),
             crem5: Default::default(),
+            cbig5: Default::default(),
             clast5: Default::default(),
             ce_sel4: Default::default(),
             first5: Default::default(),
@@ -1037,6 +1093,9 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             entries: SyncFifo::new(),
             csums: SyncFifo::new(),
             hdr_avail: Default::default(),
+            hs: RegSlice::new(),
+            cs: RegSlice::new(),
+            cr: RegSlice::new(),
             hdr_take: Default::default(),
             reason: Default::default(),
             e_flags: Default::default(),
@@ -1147,9 +1206,10 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
     }
 
     /// Cycles from a frame's last beat on `s_axis` to its descriptor on
-    /// `m_hdr` (idle outputs): S1..S5, the CRC's pipeline, the result queue.
+    /// `m_hdr` (idle outputs): S1..S5, the CRC's pipeline, the result queue,
+    /// the ICRC verdict's slice, the output slice.
     pub fn latency() -> usize {
-        5 + Crc32::<W, K>::latency()
+        7 + Crc32::<W, K>::latency()
     }
 }
 
@@ -1176,15 +1236,18 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4, ce4,
             pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4, flags4,
             pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, and5, or5, crem5,
-            clast5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5, ihl_ne5,
-            frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, tot_lt5, t_ip5, t_ihl5, lt_udp5,
-            lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5,
-            op5, flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done, prev,
-            fl_pending, fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames, job_active, job,
-            rptr, r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1,
-            left, left_none, left_one
+            cbig5, clast5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5,
+            ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, tot_lt5, t_ip5, t_ihl5,
+            lt_udp5, lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5,
+            usrc5, op5, flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done,
+            prev, fl_pending, fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames,
+            job_active, job, rptr, r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt,
+            prev_end, prev_end1, left, left_none, left_one
         );
-        clock!(self, clock, cap, csum, crc, entries, csums, jobs, ob_data, ob_keep, ob_last);
+        clock!(
+            self, clock, cap, csum, crc, entries, csums, jobs, hs, cs, cr, ob_data, ob_keep,
+            ob_last
+        );
         self.ram.clock.next = self.clock.val();
         for i in 0..self.counts.len() {
             self.counts[i].clock.next = self.clock.val();
@@ -1478,6 +1541,13 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.ce_sel4.next = self.t_l3_4.q.val();
         }
         self.crem5.d.next = self.ce_sel4.val() - self.pos4.q.val();
+        if self.pay_small4.q.val() {
+            self.cbig5.d.next = !((self.t_udp4.q.val() >= self.pos4.q.val())
+                & (bit_cast::<19, 18>(self.t_udp4.q.val()) < self.posk4.q.val()));
+        } else {
+            self.cbig5.d.next = !((self.t_l3_4.q.val() >= self.pos4.q.val())
+                & (bit_cast::<19, 18>(self.t_l3_4.q.val()) < self.posk4.q.val()));
+        }
         // The ICRC feed's end lies in this beat: pos4 <= end <= pos4 + K,
         // for both candidate ends at once (no subtraction first).
         if self.pay_small4.q.val() {
@@ -1547,7 +1617,14 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.crc.s_init.next = self.c_init.val();
         self.crc.s_axis.tvalid.next = self.v5.q.val() & !self.crc_done.q.val();
         self.crc.s_axis.tdata.next = (self.d5.q.val() & self.and5.q.val()) | self.or5.q.val();
-        self.crc.s_axis.tkeep.next = self.k5.q.val() & !(self.c_ones.val() << self.crem.val());
+        // Lane b is fed while b < crem (unsigned): all of them when
+        // `cbig5`, else crem < K and its low bits decide.
+        if self.cbig5.q.val() {
+            self.crc.s_axis.tkeep.next = self.k5.q.val();
+        } else {
+            self.crc.s_axis.tkeep.next =
+                self.k5.q.val() & !(self.c_ones.val() << (self.crem.val() & self.c_kmask.val()));
+        }
         self.crc.s_axis.tlast.next = self.l5.q.val() | self.clast5.q.val();
         self.crc.s_axis.tuser.next = false;
         if self.v5.q.val() {
@@ -1664,11 +1741,11 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             (self.crc.m_crc.tdata.val() == self.c_residue.val()) & !self.crc.m_crc.tuser.val();
         if self.entries.data_out.val().pre != self.c_r_none.val() {
             self.reason.next = self.entries.data_out.val().pre;
-        } else if self.entries.data_out.val().v4 & !self.csums.data_out.val() {
+        } else if self.entries.data_out.val().v4 & !self.cs.m_data.val() {
             self.reason.next = self.c_r_bad_csum.val();
         } else if self.entries.data_out.val().post != self.c_r_none.val() {
             self.reason.next = self.entries.data_out.val().post;
-        } else if !self.crc_ok.val() {
+        } else if !self.cr.m_data.val() {
             self.reason.next = self.c_r_bad_icrc.val();
         } else {
             self.reason.next = self.c_r_none.val();
@@ -1677,29 +1754,68 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.e_fb.next = self.entries.data_out.val().fb;
         self.e_ack.next = self.entries.data_out.val().ack;
         self.e_info.next = self.entries.data_out.val().info;
+        self.cr.s_valid.next = self.crc.m_crc.tvalid.val();
+        self.cr.s_data.next = self.crc_ok.val();
+        self.crc.m_crc.tready.next = self.cr.s_ready.val();
+        self.cs.s_valid.next = !self.csums.empty.val();
+        self.cs.s_data.next = self.csums.data_out.val();
+        self.csums.read.next = self.cs.s_ready.val();
         self.hdr_avail.next = !self.entries.empty.val()
-            & !self.csums.empty.val()
-            & self.crc.m_crc.tvalid.val()
+            & self.cs.m_valid.val()
+            & self.cr.m_valid.val()
             & !self.jobs.full.val();
-        self.hdr_take.next = self.hdr_avail.val() & self.m_hdr_ready.val();
-        self.m_hdr_valid.next = self.hdr_avail.val();
-        self.m_hdr_drop.next = self.reason.val() != self.c_r_none.val();
-        self.m_hdr_reason.next = self.reason.val();
-        self.m_hdr_ipv6.next = self.entries.data_out.val().ipv6;
-        self.m_hdr_src_port.next = self.entries.data_out.val().src_port;
-        self.m_hdr_opcode.next = self.entries.data_out.val().opcode;
-        self.m_hdr_se.next = self.e_flags.val().get_bit(7);
-        self.m_hdr_m.next = self.e_flags.val().get_bit(6);
-        self.m_hdr_padcnt.next = self.e_flags.val().get_bits::<2>(4);
-        self.m_hdr_tver.next = self.e_flags.val().get_bits::<4>(0);
-        self.m_hdr_pkey.next = self.entries.data_out.val().pkey;
-        self.m_hdr_fecn.next = self.e_fb.val().get_bit(7);
-        self.m_hdr_becn.next = self.e_fb.val().get_bit(6);
-        self.m_hdr_destqp.next = self.entries.data_out.val().destqp;
-        self.m_hdr_ackreq.next = self.e_ack.val().get_bit(7);
-        self.m_hdr_psn.next = self.entries.data_out.val().psn;
-        self.m_hdr_payload_len.next = self.entries.data_out.val().pay_len;
-        self.m_hdr_ext.next = self.e_info.val().get_bits::<8>(8);
+        self.hdr_take.next = self.hdr_avail.val() & self.hs.s_ready.val();
+        self.hs.s_valid.next = self.hdr_avail.val();
+        self.hs.m_ready.next = self.m_hdr_ready.val();
+        self.m_hdr_valid.next = self.hs.m_valid.val();
+        self.m_hdr_drop.next = self.hs.m_data.val().drop;
+        self.m_hdr_reason.next = self.hs.m_data.val().reason;
+        self.m_hdr_ipv6.next = self.hs.m_data.val().ipv6;
+        self.m_hdr_src_port.next = self.hs.m_data.val().src_port;
+        self.m_hdr_opcode.next = self.hs.m_data.val().opcode;
+        self.m_hdr_se.next = self.hs.m_data.val().se;
+        self.m_hdr_m.next = self.hs.m_data.val().m;
+        self.m_hdr_padcnt.next = self.hs.m_data.val().padcnt;
+        self.m_hdr_tver.next = self.hs.m_data.val().tver;
+        self.m_hdr_pkey.next = self.hs.m_data.val().pkey;
+        self.m_hdr_fecn.next = self.hs.m_data.val().fecn;
+        self.m_hdr_becn.next = self.hs.m_data.val().becn;
+        self.m_hdr_destqp.next = self.hs.m_data.val().destqp;
+        self.m_hdr_ackreq.next = self.hs.m_data.val().ackreq;
+        self.m_hdr_psn.next = self.hs.m_data.val().psn;
+        self.m_hdr_payload_len.next = self.hs.m_data.val().payload_len;
+        self.m_hdr_ext.next = self.hs.m_data.val().ext;
+        self.m_hdr_reth_va.next = self.hs.m_data.val().reth_va;
+        self.m_hdr_reth_rkey.next = self.hs.m_data.val().reth_rkey;
+        self.m_hdr_reth_dmalen.next = self.hs.m_data.val().reth_dmalen;
+        self.m_hdr_aeth_syndrome.next = self.hs.m_data.val().aeth_syndrome;
+        self.m_hdr_aeth_msn.next = self.hs.m_data.val().aeth_msn;
+        self.m_hdr_immdt.next = self.hs.m_data.val().immdt;
+        self.m_hdr_ieth.next = self.hs.m_data.val().ieth;
+        self.m_hdr_atomic_va.next = self.hs.m_data.val().atomic_va;
+        self.m_hdr_atomic_rkey.next = self.hs.m_data.val().atomic_rkey;
+        self.m_hdr_atomic_swap_add.next = self.hs.m_data.val().atomic_swap_add;
+        self.m_hdr_atomic_compare.next = self.hs.m_data.val().atomic_compare;
+        self.m_hdr_atomicack_orig.next = self.hs.m_data.val().atomicack_orig;
+        self.m_hdr_deth_qkey.next = self.hs.m_data.val().deth_qkey;
+        self.m_hdr_deth_srcqp.next = self.hs.m_data.val().deth_srcqp;
+        self.hs.s_data.next.drop = self.reason.val() != self.c_r_none.val();
+        self.hs.s_data.next.reason = self.reason.val();
+        self.hs.s_data.next.ipv6 = self.entries.data_out.val().ipv6;
+        self.hs.s_data.next.src_port = self.entries.data_out.val().src_port;
+        self.hs.s_data.next.opcode = self.entries.data_out.val().opcode;
+        self.hs.s_data.next.se = self.e_flags.val().get_bit(7);
+        self.hs.s_data.next.m = self.e_flags.val().get_bit(6);
+        self.hs.s_data.next.padcnt = self.e_flags.val().get_bits::<2>(4);
+        self.hs.s_data.next.tver = self.e_flags.val().get_bits::<4>(0);
+        self.hs.s_data.next.pkey = self.entries.data_out.val().pkey;
+        self.hs.s_data.next.fecn = self.e_fb.val().get_bit(7);
+        self.hs.s_data.next.becn = self.e_fb.val().get_bit(6);
+        self.hs.s_data.next.destqp = self.entries.data_out.val().destqp;
+        self.hs.s_data.next.ackreq = self.e_ack.val().get_bit(7);
+        self.hs.s_data.next.psn = self.entries.data_out.val().psn;
+        self.hs.s_data.next.payload_len = self.entries.data_out.val().pay_len;
+        self.hs.s_data.next.ext = self.e_info.val().get_bits::<8>(8);
         self.o_reth_va.x.next = self.entries.data_out.val().ext;
         self.o_reth_va.sel.next = 0.into();
         self.o_reth_rkey.x.next = self.entries.data_out.val().ext;
@@ -1728,23 +1844,23 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.o_deth_qkey.sel.next = 0.into();
         self.o_deth_srcqp.x.next = self.entries.data_out.val().ext;
         self.o_deth_srcqp.sel.next = 0.into();
-        self.m_hdr_reth_va.next = self.o_reth_va.y.val();
-        self.m_hdr_reth_rkey.next = self.o_reth_rkey.y.val();
-        self.m_hdr_reth_dmalen.next = self.o_reth_dmalen.y.val();
-        self.m_hdr_aeth_syndrome.next = self.o_aeth_syn.y.val();
-        self.m_hdr_aeth_msn.next = self.o_aeth_msn.y.val();
-        self.m_hdr_immdt.next = self.o_immdt.y.val();
-        self.m_hdr_ieth.next = self.o_ieth.y.val();
-        self.m_hdr_atomic_va.next = self.o_at_va.y.val();
-        self.m_hdr_atomic_rkey.next = self.o_at_rkey.y.val();
-        self.m_hdr_atomic_swap_add.next = self.o_at_swap.y.val();
-        self.m_hdr_atomic_compare.next = self.o_at_cmp.y.val();
-        self.m_hdr_atomicack_orig.next = self.o_ack_orig.y.val();
-        self.m_hdr_deth_qkey.next = self.o_deth_qkey.y.val();
-        self.m_hdr_deth_srcqp.next = self.o_deth_srcqp.y.val();
+        self.hs.s_data.next.reth_va = self.o_reth_va.y.val();
+        self.hs.s_data.next.reth_rkey = self.o_reth_rkey.y.val();
+        self.hs.s_data.next.reth_dmalen = self.o_reth_dmalen.y.val();
+        self.hs.s_data.next.aeth_syndrome = self.o_aeth_syn.y.val();
+        self.hs.s_data.next.aeth_msn = self.o_aeth_msn.y.val();
+        self.hs.s_data.next.immdt = self.o_immdt.y.val();
+        self.hs.s_data.next.ieth = self.o_ieth.y.val();
+        self.hs.s_data.next.atomic_va = self.o_at_va.y.val();
+        self.hs.s_data.next.atomic_rkey = self.o_at_rkey.y.val();
+        self.hs.s_data.next.atomic_swap_add = self.o_at_swap.y.val();
+        self.hs.s_data.next.atomic_compare = self.o_at_cmp.y.val();
+        self.hs.s_data.next.atomicack_orig = self.o_ack_orig.y.val();
+        self.hs.s_data.next.deth_qkey = self.o_deth_qkey.y.val();
+        self.hs.s_data.next.deth_srcqp = self.o_deth_srcqp.y.val();
         self.entries.read.next = self.hdr_take.val();
-        self.csums.read.next = self.hdr_take.val();
-        self.crc.m_crc.tready.next = self.hdr_take.val();
+        self.cs.m_ready.next = self.hdr_take.val();
+        self.cr.m_ready.next = self.hdr_take.val();
         self.jobs.write.next = self.hdr_take.val();
         self.jobs.data_in.next.accept = self.reason.val() == self.c_r_none.val();
         self.jobs.data_in.next.end_ptr = self.entries.data_out.val().end_ptr;
@@ -1858,6 +1974,9 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.entries.reset.next = self.reset.val();
         self.csums.reset.next = self.reset.val();
         self.jobs.reset.next = self.reset.val();
+        self.hs.reset.next = self.reset.val();
+        self.cs.reset.next = self.reset.val();
+        self.cr.reset.next = self.reset.val();
         self.ob_data.reset.next = self.reset.val();
         self.ob_keep.reset.next = self.reset.val();
         self.ob_last.reset.next = self.reset.val();

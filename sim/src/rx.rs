@@ -51,6 +51,9 @@ pub trait RxDut {
     fn counters(&self) -> [u64; 10];
     /// Edges from a descriptor's take to its count (the build's `COUNTER_LAG`).
     fn counter_lag(&self) -> usize;
+    /// Cycles from a frame's last beat in to its descriptor out, on an idle
+    /// parser (the build's published `LATENCY`).
+    fn latency(&self) -> usize;
 }
 
 macro_rules! rx_dut {
@@ -163,6 +166,9 @@ macro_rules! rx_dut {
                     .find(|(k, _)| *k == "COUNTER_LAG")
                     .expect("the roce_rx build names its counter lag")
                     .1 as usize
+            }
+            fn latency(&self) -> usize {
+                <$t>::LATENCY.expect("the roce_rx build publishes its latency")
             }
             fn counters(&self) -> [u64; 10] {
                 [

@@ -195,6 +195,32 @@ fn full_rate_without_stalls() {
     }
 }
 
+/// A frame alone on an idle parser: its descriptor is offered at most the
+/// published `LATENCY` cycles after its last beat, and exactly that for a
+/// frame that fills its last beat (a shorter last beat can finish its ICRC
+/// a beat earlier).
+#[test]
+fn descriptor_latency_is_the_published_one() {
+    for width in WIDTHS {
+        let lanes = width / 8;
+        for len in [64, 65, 127, 256, 1024] {
+            let frames = roce_sim::rx::sized_frames(len, 1, 11);
+            let mut d = dut(width);
+            let r = run(&mut *d, &frames, Pace::default(), 1);
+            check(&frames, &r, &format!("latency W={width} len={len}"));
+            // The last beat enters at cycle beats - 1.
+            let measured = r.hdr_cycle[0] + 1 - len.div_ceil(lanes) as u64;
+            assert!(
+                measured as usize <= d.latency(),
+                "W={width} len={len}: {measured}"
+            );
+            if len % lanes == 0 {
+                assert_eq!(measured as usize, d.latency(), "W={width} len={len}");
+            }
+        }
+    }
+}
+
 /// `roce-sim parse --engine hw` prints exactly what `--engine model` prints.
 #[test]
 fn cli_engines_agree_on_the_reference_pcap() {
