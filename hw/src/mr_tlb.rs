@@ -72,7 +72,6 @@
 //! `2^max(MA, TA)` cycles) before it takes requests or commands.
 
 use crate::bram::BramOutReg;
-use crate::prim::LutRam;
 use roce_wire::mr::{MrState, Reject, EPOCH_BITS, PAGE_SHIFT_MAX, PAGE_SHIFT_MIN, PA_BITS};
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::*;
@@ -101,10 +100,6 @@ const _: () = assert!(roce_regs::MR_SHIFT_BITS == 5);
 
 /// Width of a page frame number in a page-table or TLB entry.
 pub const PFN_BITS: usize = PA_BITS as usize - 12;
-/// Entries in the grant queue behind the output register.
-const QUEUE_ADDR_BITS: usize = 4;
-/// Grants the queue and the output register hold.
-const QUEUE_CAP: u64 = (1 << QUEUE_ADDR_BITS) + 1;
 const _: () = assert!(EPOCH_BITS == 8 && PFN_BITS == 40);
 
 /// One MR table entry.
@@ -227,7 +222,6 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     mr: BramOutReg<MrWord, MA>,
     pt: BramOutReg<Bits<40>, PTA>,
     tlb: BramOutReg<TlbWord, TA>,
-    queue: LutRam<GrantWord, QUEUE_ADDR_BITS>,
 
     // Constants.
     n_mr: Constant<Bits<32>>,
@@ -247,7 +241,6 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     r_pd: Constant<Bits<3>>,
     r_access: Constant<Bits<3>>,
     r_bounds: Constant<Bits<3>>,
-    q_cap: Constant<Bits<5>>,
     op_write_pt: Constant<Bits<{ op::BITS }>>,
     op_register: Constant<Bits<{ op::BITS }>>,
     op_deregister: Constant<Bits<{ op::BITS }>>,
@@ -262,7 +255,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     // The flow-control decisions, each a register computed a cycle ahead
     // from the next-state values (the RAM clock enables come from flip-flops
     // through at most one gate).
-    /// S3 may go this cycle: engine idle and a queue slot free.
+    /// S3 may go this cycle: engine idle and the skid register free.
     can_go: DFF<Bit>,
     /// S1 moves to S2 this cycle (the RAMs' output enables).
     ld2_r: DFF<Bit>,
@@ -365,6 +358,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// cycles after `e_va` / `e_rem` change).
     e_room: DFF<Bits<32>>,
     e_fits: DFF<Bit>,
+    /// The engine's TLB compare (`Compare`), registered; `Emit` emits on
+    /// it or walks. Set by the hand-over on an S3 hit and by `Fill`.
+    e_hit: DFF<Bit>,
     e_tidx: Signal<Local, Bits<TA>>,
     e_vpn: Signal<Local, Bits<52>>,
 
@@ -375,12 +371,14 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// The beat written this cycle goes straight out (output register
     /// empty, taken by the consumer now).
     q_pass: Signal<Local, Bit>,
-    q_ram_empty: Signal<Local, Bit>,
-    q_count: DFF<Bits<5>>,
-    q_wptr: DFF<Bits<QUEUE_ADDR_BITS>>,
-    q_rptr: DFF<Bits<QUEUE_ADDR_BITS>>,
+    /// The output register (the beat on `m_grant_*` when valid).
     q_valid: DFF<Bit>,
     q_out: DFF<GrantWord>,
+    /// The skid register behind it: a beat written while the output
+    /// register holds one that is not taken. Full = no beat may be
+    /// written next cycle (S3 and the engine wait).
+    q_skid_valid: DFF<Bit>,
+    q_skid: DFF<GrantWord>,
 
     // Counters.
     n_bad_key: DFF<Bits<32>>,
@@ -480,7 +478,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             mr: BramOutReg::new(),
             pt: BramOutReg::new(),
             tlb: BramOutReg::new(),
-            queue: LutRam::new(),
             n_mr: c(1 << MA),
             n_pt: c(1 << PTA),
             one32: c(1),
@@ -498,7 +495,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             r_pd: c(Reject::PdMismatch.code() as u64),
             r_access: c(Reject::AccessDenied.code() as u64),
             r_bounds: c(Reject::OutOfBounds.code() as u64),
-            q_cap: c(QUEUE_CAP),
             op_write_pt: c(op::WRITE_PT),
             op_register: c(op::REGISTER),
             op_deregister: c(op::DEREGISTER),
@@ -585,16 +581,15 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_vpn: Default::default(),
             e_room: Default::default(),
             e_fits: Default::default(),
+            e_hit: Default::default(),
             q_write: Default::default(),
             q_data: Default::default(),
             q_pop: Default::default(),
             q_pass: Default::default(),
-            q_ram_empty: Default::default(),
-            q_count: Default::default(),
-            q_wptr: Default::default(),
-            q_rptr: Default::default(),
             q_valid: Default::default(),
             q_out: Default::default(),
+            q_skid_valid: Default::default(),
+            q_skid: Default::default(),
             n_bad_key: Default::default(),
             n_invalidated: Default::default(),
             n_pd: Default::default(),
@@ -716,11 +711,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_chunk,
             e_room,
             e_fits,
-            q_count,
-            q_wptr,
-            q_rptr,
+            e_hit,
             q_valid,
             q_out,
+            q_skid_valid,
+            q_skid,
             n_bad_key,
             n_invalidated,
             n_pd,
@@ -751,7 +746,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_pt_we,
             c_rd
         );
-        clock!(self, clock, mr, pt, tlb, queue);
+        clock!(self, clock, mr, pt, tlb);
 
         // ---- Engine-side values (from its registers).
         self.e_tidx.next =
@@ -998,6 +993,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_epoch.d.next = self.epoch3.q.val();
                 self.e_pfn.d.next = self.pfn3.q.val();
                 self.e_start.next = true;
+                self.e_hit.d.next = true;
                 if self.hit3.val() {
                     // Wait for e_room and e_fits, then emit the first page.
                     self.e_state.d.next = Engine::Room;
@@ -1031,16 +1027,14 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             Engine::Compare => {
                 // Taken whether it hits or not: a walk loads the page
                 // table's frame over it before it is used.
+                // The compare is registered (`e_hit`); `Emit` walks on a
+                // miss (one cycle more per miss, none per hit).
                 self.e_pfn.d.next = self.tlb.read_data.val().pfn;
-                if self.tlb.read_data.val().valid
+                self.e_hit.d.next = self.tlb.read_data.val().valid
                     & (self.tlb.read_data.val().index == self.e_idx.q.val())
                     & (self.tlb.read_data.val().epoch == self.e_epoch.q.val())
-                    & (self.tlb.read_data.val().vpn == self.e_vpn.val())
-                {
-                    self.e_state.d.next = Engine::Emit;
-                } else {
-                    self.e_state.d.next = Engine::Shift;
-                }
+                    & (self.tlb.read_data.val().vpn == self.e_vpn.val());
+                self.e_state.d.next = Engine::Emit;
             }
             Engine::Shift => {
                 self.e_vs.d.next = self.e_va.q.val() >> self.e_shift.q.val();
@@ -1067,10 +1061,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Engine::Fill => {
                 self.tlb.write_enable.next = true;
+                self.e_hit.d.next = true;
                 self.e_state.d.next = Engine::Emit;
             }
             Engine::Emit => {
-                if self.q_count.q.val() != self.q_cap.val() {
+                if !self.e_hit.q.val() {
+                    self.e_state.d.next = Engine::Shift;
+                } else if !self.q_skid_valid.q.val() {
                     self.q_write.next = true;
                     self.q_data.next.pa = ((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12)
                         & !self.e_mask.q.val())
@@ -1093,39 +1090,29 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Look;
             }
         }
-        // ---- Output queue: the output register, a LUT-RAM queue behind it.
-        // With the output register empty (and so the queue: the queue
-        // never holds beats while it is empty), the beat written this cycle
-        // is offered on the port at once and stored only if not taken.
+        // ---- Output: the output register and a skid register behind it.
+        // With the output register empty (and so the skid register), the
+        // beat written this cycle is offered on the port at once and
+        // stored only if not taken. A beat is written only while the skid
+        // register is free (S3's `can_go`, the engine's `Emit`).
         self.q_pop.next = self.q_valid.q.val() & self.m_grant_ready.val();
         self.q_pass.next = !self.q_valid.q.val() & self.q_write.val() & self.m_grant_ready.val();
-        self.q_ram_empty.next = self.q_wptr.q.val() == self.q_rptr.q.val();
-        self.queue.write_enable.next = false;
-        self.queue.write_address.next = self.q_wptr.q.val();
-        self.queue.write_data.next = self.q_data.val();
-        self.queue.read_address.next = self.q_rptr.q.val();
-        if self.q_ram_empty.val() & (!self.q_valid.q.val() | self.q_pop.val()) {
-            if self.q_write.val() & !self.q_pass.val() {
-                self.q_out.d.next = self.q_data.val();
-                self.q_valid.d.next = true;
-            } else if self.q_pop.val() {
-                self.q_valid.d.next = false;
-            }
-        } else {
-            if self.q_write.val() {
-                self.queue.write_enable.next = true;
-                self.q_wptr.d.next = self.q_wptr.q.val() + 1;
-            }
-            if !self.q_ram_empty.val() & (!self.q_valid.q.val() | self.q_pop.val()) {
-                self.q_out.d.next = self.queue.read_data.val();
-                self.q_valid.d.next = true;
-                self.q_rptr.d.next = self.q_rptr.q.val() + 1;
-            }
+        if self.q_write.val() {
+            self.q_skid.d.next = self.q_data.val();
         }
-        if self.q_write.val() & !self.q_pass.val() & !self.q_pop.val() {
-            self.q_count.d.next = self.q_count.q.val() + 1;
-        } else if !self.q_write.val() & self.q_pop.val() {
-            self.q_count.d.next = self.q_count.q.val() - 1;
+        if !self.q_valid.q.val() | self.q_pop.val() {
+            // The output register takes the older beat: the skid's, else
+            // the one written now.
+            if self.q_skid_valid.q.val() {
+                self.q_out.d.next = self.q_skid.q.val();
+            } else {
+                self.q_out.d.next = self.q_data.val();
+            }
+            self.q_valid.d.next =
+                self.q_skid_valid.q.val() | (self.q_write.val() & !self.q_pass.val());
+            self.q_skid_valid.d.next = self.q_skid_valid.q.val() & self.q_write.val();
+        } else if self.q_write.val() {
+            self.q_skid_valid.d.next = true;
         }
         // `valid` and the beat come from registers only (S3, the engine,
         // the output register), never from `m_grant_ready`.
@@ -1276,10 +1263,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.n_access.d.next = 0.into();
             self.n_bounds.d.next = 0.into();
             self.n_miss.d.next = 0.into();
-            self.q_count.d.next = 0.into();
-            self.q_wptr.d.next = 0.into();
-            self.q_rptr.d.next = 0.into();
             self.q_valid.d.next = false;
+            self.q_skid_valid.d.next = false;
             self.c_state.d.next = Control::Sweep;
             self.c_sweep_mr.d.next = true;
             self.c_count.d.next = 0.into();
@@ -1300,7 +1285,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.can_go.d.next = (((self.e_state.q.val() == Engine::Idle) & !self.e_start.val())
             | self.e_done.val()
             | self.reset.val())
-            & (self.q_count.d.val() != self.q_cap.val());
+            & !self.q_skid_valid.d.val();
         self.ld2_r.d.next =
             self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.can_go.d.val());
         self.room.d.next = (self.c_state.d.val() == Control::Idle)
