@@ -41,7 +41,7 @@
 //! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, into S2 |
 //! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD, access; the bounds compares in 32-bit halves; TLB tag and epoch match; one page (the smear's bit at the page shift) |
 //! | S3 | the reason by the rules' priority and the hit from those flags; decision: single-chunk grants, rejects (counted per reason) and zero-length grants go out; otherwise handed to the engine |
-//! | out | the decided beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers through the decision, not from `m_grant_ready`); if not taken, or if older beats wait, it goes to the output register / 16-entry queue |
+//! | out | the decided beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers through the decision, not from `m_grant_ready`); if not taken, or if older beats wait, it goes to the output register, or to the skid register behind it (S3 and the engine write only while the skid is free) |
 //!
 //! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`, the
 //! issue's goal), one
@@ -364,7 +364,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_tidx: Signal<Local, Bits<TA>>,
     e_vpn: Signal<Local, Bits<52>>,
 
-    // Output queue.
+    // Output register and the skid register behind it.
     q_write: Signal<Local, Bit>,
     q_data: Signal<Local, GrantWord>,
     q_pop: Signal<Local, Bit>,
@@ -1276,7 +1276,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
 
         // ---- Next cycle's flow control, from the next-state values above:
-        // S3 goes when the engine is idle and the queue has a slot; S2
+        // S3 goes when the engine is idle and the skid is free; S2
         // loads when empty or S3 moves on; S1 likewise; a request is taken
         // when S1 will be free, with the control idle and the engine not
         // reading the TLB (it would share the read port).
