@@ -221,16 +221,7 @@ mod tests {
             wait_clock_cycle!(sim, clock, x);
             x.reset.next = false;
             for cycle in 0..4000u64 {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                let (vp, rp) = match (cycle / 200) % 3 {
-                    0 => (7, 2),
-                    1 => (2, 7),
-                    _ => (8, 8),
-                };
-                let offer = rng % 8 < vp;
-                let ready = (rng >> 8) % 8 < rp;
+                let (offer, ready) = crate::testing::phased_handshake(&mut rng, cycle, 8);
                 sim_assert_eq!(sim, x.s_ready.val(), held.len() < 2, x);
                 sim_assert_eq!(sim, x.m_valid.val(), !held.is_empty(), x);
                 if let Some(&w) = held.front() {

@@ -198,16 +198,7 @@ mod tests {
             wait_clock_cycle!(sim, clock, x);
             x.reset.next = false;
             for cycle in 0..4000u64 {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                let (wp, rp) = match (cycle / 200) % 3 {
-                    0 => (7, 2),
-                    1 => (2, 7),
-                    _ => (4, 4),
-                };
-                let write = rng % 8 < wp;
-                let read = (rng >> 8) % 8 < rp;
+                let (write, read) = crate::testing::phased_handshake(&mut rng, cycle, 4);
                 sim_assert_eq!(sim, x.empty.val(), out.is_none(), x);
                 sim_assert_eq!(sim, x.full.val(), ram.len() == 4, x);
                 if let Some(w) = out {

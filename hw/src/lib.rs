@@ -18,6 +18,8 @@ pub mod roce_rx;
 pub mod roce_tx;
 pub mod rx_prim;
 pub mod stream;
+#[cfg(test)]
+mod testing;
 pub mod tx_header;
 pub mod verilog;
 pub mod xornet;
