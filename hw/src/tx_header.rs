@@ -12,6 +12,15 @@
 //! A [`STAGES`]-stage pipeline with valid/ready on both sides: one
 //! descriptor per cycle, outputs [`STAGES`] edges after the descriptor is
 //! taken. Byte `i` of the header is `hdr[8i+7:8i]`, zero past `hdr_len`.
+//!
+//! The pipeline never stalls: its stages load on every edge (a valid bit
+//! travels with each descriptor) and the last one writes an output queue of
+//! [`QUEUE`] headers in LUT RAM, whose head drives the outputs (an
+//! asynchronous read at a pointer register). `in_ready` is a registered
+//! credit flag (fewer than [`QUEUE`] descriptors in the stages and the
+//! queue) and `out_valid` a registered non-empty flag, so `out_ready` only
+//! moves the read pointer and the two counters: no stage enable and no wide
+//! register waits for the consumer.
 
 use roce_wire::opcode::{ExtKind, OpcodeInfo, TABLE};
 use roce_wire::{bth, ethernet, ext, ipv4, ipv6, udp};
@@ -21,8 +30,14 @@ use rust_hdl_core::prelude::*;
 pub const HDR_BYTES: usize = 128;
 /// `HDR_BYTES * 8`.
 pub const HDR_BITS: usize = HDR_BYTES * 8;
-/// Pipeline stages: the outputs follow the descriptor by this many edges.
+/// Pipeline stages: the outputs follow the descriptor by this many edges
+/// (three register stages, then the write into the output queue).
 pub const STAGES: usize = 4;
+/// Headers the output queue holds, and the credits: at most this many
+/// descriptors are in the stages and the queue together. At least the
+/// credit loop (`STAGES` + 1 edges from a descriptor taken to its credit
+/// back at `in_ready`) for one descriptor per cycle; a power of two.
+pub const QUEUE: usize = 8;
 /// The frame before the ICRC is filled with zeros up to this length (the
 /// 60-byte Ethernet minimum less the ICRC).
 pub const MIN_FRAME_LEN: usize = ethernet::MIN_FRAME_LEN - roce_wire::icrc::ICRC_LEN;
@@ -108,8 +123,13 @@ macro_rules! header_struct {
             pub is_vlan: Signal<Out, Bit>,
             /// The descriptor is IPv6.
             pub is_ipv6: Signal<Out, Bit>,
-            /// rust-hdl simulation state: the descriptors in stages 1..=STAGES.
-            _stages: [Option<Vec<u128>>; STAGES],
+            /// rust-hdl simulation state: the descriptors in the register
+            /// stages, the output queue, the credit count and the two
+            /// registered handshake flags (`in_ready`, `out_valid`).
+            _stages: [Option<Vec<u128>>; STAGES - 1],
+            _queue: std::collections::VecDeque<Vec<u128>>,
+            _used: usize,
+            _flags: (bool, bool),
         }
 
         impl<const W: usize, const K: usize> TxHeader<W, K> {
@@ -153,6 +173,9 @@ macro_rules! header_struct {
                     is_vlan: Default::default(),
                     is_ipv6: Default::default(),
                     _stages: Default::default(),
+                    _queue: Default::default(),
+                    _used: 0,
+                    _flags: (true, false),
                 }
             }
         }
@@ -400,7 +423,8 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         Self::default()
     }
 
-    /// The Verilog body: a [`STAGES`]-stage pipeline with valid/ready.
+    /// The Verilog body: a [`STAGES`]-stage pipeline that never stalls,
+    /// into the output queue (see the module documentation).
     ///
     /// Every stage is one carry chain (or a byte multiplexer) deep, so the
     /// block holds the 10 GbE clock on ECP5 at W = 64:
@@ -416,36 +440,38 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
     /// 3. The checksum of the fixed words; the frame length; payload beats.
     /// 4. Adds the IP total length into the checksum; moves each byte from
     ///    the canonical layout to its place (one of four, by VLAN and IP
-    ///    version) or puts in a length or checksum byte; frame beats.
+    ///    version) or puts in a length or checksum byte; frame beats; all
+    ///    written into the output queue (no register of its own).
     fn body() -> String {
         let log2k = K.trailing_zeros();
         let pats = ext_patterns();
         let mut v = String::new();
-        // Handshake: each stage advances when the next one is free or drains.
-        for i in 1..=STAGES {
-            v.push_str(&format!("reg v{i};\n"));
-        }
-        // Written flat (`!v_i | ... | !v_N | out_ready`) so no stage's enable
-        // waits for the next stage's.
-        for i in 1..=STAGES {
-            let terms: Vec<String> = (i..=STAGES).map(|j| format!("!v{j}")).collect();
-            v.push_str(&format!(
-                "wire adv{i} = {} | out_ready;\n",
-                terms.join(" | ")
-            ));
-        }
+        // Handshake: the stages never stall. A valid bit travels with each
+        // descriptor; stage 4's results are written into the output queue
+        // (`QUEUE` headers of LUT RAM), read asynchronously at `rptr`.
+        // `in_ready` is a registered credit flag: a descriptor is taken only
+        // while fewer than `QUEUE` are in the stages or the queue, so the
+        // queue never overflows and no stage waits for `out_ready`.
+        let qa = QUEUE.trailing_zeros();
         v.push_str(&format!(
-            "always @(*) in_ready = adv1;\nalways @(*) out_valid = v{STAGES};\n\
-             always @(posedge clock) begin\n    if (reset) begin\n"
+            "reg v1, v2, v3;\nreg [{a1}:0] wptr, rptr;\nreg [{qa}:0] used, occ;\n\
+             wire take_in = in_valid & in_ready;\nwire take_out = out_valid & out_ready;\n\
+             always @(posedge clock) begin\n    if (reset) begin\n\
+             \x20       v1 <= 1'b0;\n        v2 <= 1'b0;\n        v3 <= 1'b0;\n\
+             \x20       wptr <= {qa}'d0;\n        rptr <= {qa}'d0;\n        used <= {qb}'d0;\n        occ <= {qb}'d0;\n\
+             \x20       in_ready <= 1'b1;\n        out_valid <= 1'b0;\n\
+             \x20   end else begin\n\
+             \x20       v1 <= take_in;\n        v2 <= v1;\n        v3 <= v2;\n\
+             \x20       if (v3) wptr <= wptr + {qa}'d1;\n        if (take_out) rptr <= rptr + {qa}'d1;\n\
+             \x20       used <= used + {{{qa}'d0, take_in}} - {{{qa}'d0, take_out}};\n\
+             \x20       occ <= occ + {{{qa}'d0, v3}} - {{{qa}'d0, take_out}};\n\
+             \x20       in_ready <= take_out | (take_in ? used != {qb}'d{} : in_ready);\n\
+             \x20       out_valid <= v3 | (take_out ? occ != {qb}'d1 : out_valid);\n\
+             \x20   end\nend\n",
+            QUEUE - 1,
+            a1 = qa - 1,
+            qb = qa + 1,
         ));
-        for i in 1..=STAGES {
-            v.push_str(&format!("        v{i} <= 1'b0;\n"));
-        }
-        v.push_str("    end else begin\n        if (adv1) v1 <= in_valid;\n");
-        for i in 2..=STAGES {
-            v.push_str(&format!("        if (adv{i}) v{i} <= v{};\n", i - 1));
-        }
-        v.push_str("    end\nend\n");
         // Ones'-complement 16-bit add with the end-around carry chosen
         // between two parallel adds (one carry chain deep, RFC 1071).
         v.push_str(
@@ -494,7 +520,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             "reg [3:0] pat1;\nreg kn1, hp1;\nreg [4:0] ext1;\nreg [6:0] l4b1, iptb1;\n\
              reg [15:0] pl1;\nreg [16:0] plup1;\nreg [1:0] pad1;\nreg [15:0] p0, p1, p2, p3;\n\
              wire [16:0] pl_up = ({{1'b0, payload_len}} + 17'd3) & ~17'd3;\n\
-             always @(posedge clock) if (adv1 & in_valid) begin\n{loads}\
+             always @(posedge clock) begin\n{loads}\
              \x20   pat1 <= pat;\n    kn1 <= kn;\n    hp1 <= hp;\n    ext1 <= ext_len;\n\
              \x20   l4b1 <= l4_base;\n    iptb1 <= ipt_base;\n\
              \x20   pl1 <= hp ? payload_len : 16'd0;\n    plup1 <= hp ? pl_up : 17'd0;\n\
@@ -535,64 +561,68 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // grouped by source: `entries` gives the source for each selector
         // value that occurs; `prefix` names its wires. A bit matters when
         // flipping it changes the source of some entry.
-        let case =
-            |v: &mut String, target: &str, sel: &str, prefix: &str, entries: &[(usize, Src)]| {
-                let src_of = |s: usize| entries.iter().find(|e| e.0 == s).map(|e| &e.1);
-                let bits: Vec<usize> = (0..6)
-                    .rev()
-                    .filter(|&b| {
-                        entries
-                            .iter()
-                            .any(|(s, src)| src_of(s ^ 1 << b).is_some_and(|o| o != src))
-                    })
-                    .collect();
-                let project = |s: usize| bits.iter().fold(0, |acc, &b| acc << 1 | (s >> b & 1));
-                let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
-                for (s, src) in entries {
-                    let label = project(*s);
-                    match groups.iter_mut().find(|(g, _)| g == src) {
-                        Some(g) => {
-                            if !g.1.contains(&label) {
-                                g.1.push(label)
-                            }
-                        }
-                        None => groups.push((src.clone(), vec![label])),
-                    }
-                }
-                if groups.len() == 1 {
-                    v.push_str(&format!(
-                        "    {target} <= {};\n",
-                        groups[0].0.verilog(prefix)
-                    ));
-                    return;
-                }
-                let sel_bits: Vec<String> = bits.iter().map(|b| format!("{sel}[{b}]")).collect();
-                let (default_src, _) = groups.iter().max_by_key(|g| g.1.len()).unwrap().clone();
-                v.push_str(&format!("    case ({{{}}})\n", sel_bits.join(", ")));
-                for (src, labels) in &groups {
-                    if *src == default_src {
-                        continue;
-                    }
-                    let labels: Vec<String> = labels
+        let case = |v: &mut String,
+                    target: &str,
+                    op: &str,
+                    sel: &str,
+                    prefix: &str,
+                    entries: &[(usize, Src)]| {
+            let src_of = |s: usize| entries.iter().find(|e| e.0 == s).map(|e| &e.1);
+            let bits: Vec<usize> = (0..6)
+                .rev()
+                .filter(|&b| {
+                    entries
                         .iter()
-                        .map(|l| format!("{}'d{l}", bits.len()))
-                        .collect();
-                    v.push_str(&format!(
-                        "    {}: {target} <= {};\n",
-                        labels.join(", "),
-                        src.verilog(prefix)
-                    ));
+                        .any(|(s, src)| src_of(s ^ 1 << b).is_some_and(|o| o != src))
+                })
+                .collect();
+            let project = |s: usize| bits.iter().fold(0, |acc, &b| acc << 1 | (s >> b & 1));
+            let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
+            for (s, src) in entries {
+                let label = project(*s);
+                match groups.iter_mut().find(|(g, _)| g == src) {
+                    Some(g) => {
+                        if !g.1.contains(&label) {
+                            g.1.push(label)
+                        }
+                    }
+                    None => groups.push((src.clone(), vec![label])),
                 }
+            }
+            if groups.len() == 1 {
                 v.push_str(&format!(
-                    "    default: {target} <= {};\n    endcase\n",
-                    default_src.verilog(prefix)
+                    "    {target} {op} {};\n",
+                    groups[0].0.verilog(prefix)
                 ));
-            };
+                return;
+            }
+            let sel_bits: Vec<String> = bits.iter().map(|b| format!("{sel}[{b}]")).collect();
+            let (default_src, _) = groups.iter().max_by_key(|g| g.1.len()).unwrap().clone();
+            v.push_str(&format!("    case ({{{}}})\n", sel_bits.join(", ")));
+            for (src, labels) in &groups {
+                if *src == default_src {
+                    continue;
+                }
+                let labels: Vec<String> = labels
+                    .iter()
+                    .map(|l| format!("{}'d{l}", bits.len()))
+                    .collect();
+                v.push_str(&format!(
+                    "    {}: {target} {op} {};\n",
+                    labels.join(", "),
+                    src.verilog(prefix)
+                ));
+            }
+            v.push_str(&format!(
+                "    default: {target} {op} {};\n    endcase\n",
+                default_src.verilog(prefix)
+            ));
+        };
         // Stage 2 registers: early bytes (late ones zero) and the lengths.
         v.push_str(&format!(
             "reg [5:0] sel2;\nreg kn2, hp2;\nreg [15:0] pl2, l4_2, ipt2;\nreg [16:0] plup2;\n\
              reg [1:0] pad2;\nreg [6:0] hl2;\nreg [15:0] q0, q1;\nreg [{}:0] hdr2;\n\
-             always @(posedge clock) if (adv2 & v1) begin\n\
+             always @(posedge clock) begin\n\
              \x20   sel2 <= sel1;\n    kn2 <= kn1;\n    hp2 <= hp1;\n    pl2 <= pl1;\n    plup2 <= plup1;\n    pad2 <= pad1;\n\
              \x20   l4_2 <= l4b1 + plup1[15:0];\n    ipt2 <= iptb1 + plup1[15:0];\n\
              \x20   hl2 <= (r_vlan ? 7'd{} : 7'd{}) + (r_ipv6 ? 7'd{} : 7'd{}) + 7'd{} + ext1;\n\
@@ -618,14 +648,14 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                     (*sel, if late(&src) { Src::Const(0) } else { src })
                 })
                 .collect();
-            case(&mut v, &target, "sel1", "r_", &entries);
+            case(&mut v, &target, "<=", "sel1", "r_", &entries);
         }
         v.push_str("end\n");
         // Stage 3.
         v.push_str(&format!(
             "reg [5:0] sel3;\nreg kn3, hp3;\nreg [15:0] l4_3, ipt3, r3;\nreg [1:0] pad3;\n\
              reg [6:0] hl3;\nreg [16:0] fl3;\nreg [13:0] pb3;\nreg [6:0] plc3;\nreg [{}:0] hdr3;\nreg more3, ilast3;\n\
-             always @(posedge clock) if (adv3 & v2) begin\n\
+             always @(posedge clock) begin\n\
              \x20   sel3 <= sel2;\n    kn3 <= kn2;\n    hp3 <= hp2;\n    l4_3 <= l4_2;\n    ipt3 <= ipt2;\n    pad3 <= pad2;\n\
              \x20   hl3 <= hl2;\n    hdr3 <= hdr2;\n    r3 <= oc_add(q0, q1);\n    fl3 <= hl2 + plup2;\n\
              \x20   pb3 <= ({{1'b0, pl2}} + 17'd{}) >> {log2k};\n\
@@ -637,30 +667,57 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             K - 1,
         ));
         let lane_mask = K - 1;
-        // Stage 4: the late bytes (`s4_` names) and the outputs.
-        v.push_str(&format!(
+        // Stage 4: the late bytes (`s4_` names) and the outputs, computed
+        // into `w_` wires and written into the queue.
+        let outs: [(&str, usize); 21] = [
+            ("hdr", HDR_BITS),
+            ("hdr_len", 7),
+            ("frame_len", 17),
+            ("pad", 2),
+            ("known", 1),
+            ("has_payload", 1),
+            ("head_beats", 5),
+            ("head_tail", 7),
+            ("body_shift", 8),
+            ("frame_beats", 14),
+            ("last_count", 7),
+            ("payload_beats", 14),
+            ("payload_last_count", 7),
+            ("payload_last_keep", K),
+            ("fill", 2),
+            ("first_last", 1),
+            ("first_body", 1),
+            ("first_more", 1),
+            ("first_ilast", 1),
+            ("is_vlan", 1),
+            ("is_ipv6", 1),
+        ];
+        for (name, w) in outs {
+            v.push_str(&format!("reg [{}:0] w_{name};\n", w - 1));
+        }
+        let mut s4 = format!(
             "integer i;\nwire [15:0] s4_l4_len = l4_3;\nwire [15:0] s4_ip_total = ipt3;\n\
              wire [15:0] s4_ip_csum = ~oc_add(r3, ipt3);\n\
-             always @(posedge clock) if (adv4 & v3) begin\n\
-             \x20   is_vlan <= sel3[5];\n    is_ipv6 <= sel3[4];\n    hdr_len <= hl3;\n    frame_len <= fl3;\n\
-             \x20   pad <= pad3;\n    known <= kn3;\n    has_payload <= hp3;\n\
-             \x20   payload_beats <= pb3;\n    payload_last_count <= plc3;\n\
-             \x20   for (i = 0; i < {K}; i = i + 1) payload_last_keep[i] <= plc3 > i;\n\
-             \x20   head_beats <= hl3 >> {log2k};\n    head_tail <= hl3 & 7'd{};\n\
-             \x20   body_shift <= 8'd{K} - (hl3 & 7'd{lane_mask});\n\
-             \x20   frame_beats <= (fl3 + 17'd{}) >> {log2k};\n\
-             \x20   last_count <= ((fl3 - 17'd1) & 17'd{}) + 17'd1;\n\
-             \x20   fill <= (fl3 < 17'd{MIN_FRAME_LEN}) ? 17'd{MIN_FRAME_LEN} - fl3 : 17'd0;\n\
-             \x20   first_last <= fl3 <= 17'd{K};\n    first_body <= hl3 < 7'd{K};\n\
-             \x20   first_more <= more3;\n    first_ilast <= ilast3;\n",
+             always @(*) begin\n\
+             \x20   w_is_vlan = sel3[5];\n    w_is_ipv6 = sel3[4];\n    w_hdr_len = hl3;\n    w_frame_len = fl3;\n\
+             \x20   w_pad = pad3;\n    w_known = kn3;\n    w_has_payload = hp3;\n\
+             \x20   w_payload_beats = pb3;\n    w_payload_last_count = plc3;\n\
+             \x20   for (i = 0; i < {K}; i = i + 1) w_payload_last_keep[i] = plc3 > i;\n\
+             \x20   w_head_beats = hl3 >> {log2k};\n    w_head_tail = hl3 & 7'd{};\n\
+             \x20   w_body_shift = 8'd{K} - (hl3 & 7'd{lane_mask});\n\
+             \x20   w_frame_beats = (fl3 + 17'd{}) >> {log2k};\n\
+             \x20   w_last_count = ((fl3 - 17'd1) & 17'd{}) + 17'd1;\n\
+             \x20   w_fill = (fl3 < 17'd{MIN_FRAME_LEN}) ? 17'd{MIN_FRAME_LEN} - fl3 : 17'd0;\n\
+             \x20   w_first_last = fl3 <= 17'd{K};\n    w_first_body = hl3 < 7'd{K};\n\
+             \x20   w_first_more = more3;\n    w_first_ilast = ilast3;\n",
             K - 1,
             K - 1,
             K - 1
-        ));
+        );
         // Stage 4 moves the canonical bytes to their places (a choice of
         // four, by VLAN and IP version) and puts in the late bytes.
         for byte in 0..HDR_BYTES {
-            let target = format!("hdr[{}:{}]", 8 * byte + 7, 8 * byte);
+            let target = format!("w_hdr[{}:{}]", 8 * byte + 7, 8 * byte);
             let entries: Vec<(usize, Src)> = layouts
                 .iter()
                 .map(|(sel, sym)| {
@@ -675,9 +732,23 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                     (*sel, src)
                 })
                 .collect();
-            case(&mut v, &target, "sel3", "s4_", &entries);
+            case(&mut s4, &target, "=", "sel3", "s4_", &entries);
         }
-        v.push_str("end\n");
+        s4.push_str("end\n");
+        v.push_str(&s4);
+        // The output queue: LUT RAM, written at stage 4, read at `rptr`.
+        let cat: Vec<String> = outs.iter().map(|(n, _)| format!("w_{n}")).collect();
+        let ports: Vec<&str> = outs.iter().map(|(n, _)| *n).collect();
+        let qw: usize = outs.iter().map(|(_, w)| w).sum();
+        v.push_str(&format!(
+            "\nreg [{}:0] qmem [0:{}];\n\
+             always @(posedge clock) if (v3) qmem[wptr] <= {{{}}};\n\
+             always @(*) {{{}}} = qmem[rptr];\n",
+            qw - 1,
+            QUEUE - 1,
+            cat.join(", "),
+            ports.join(", ")
+        ));
         v
     }
 
@@ -804,29 +875,33 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         if self.clock.pos_edge() {
             let fields = self.field_values();
             let (in_valid, out_ready) = (self.in_valid.val(), self.out_ready.val());
-            let st = &mut self._stages;
+            let (in_ready, out_valid) = self._flags;
             if self.reset.val() {
-                st.iter_mut().for_each(|s| *s = None);
+                self._stages.iter_mut().for_each(|s| *s = None);
+                self._queue.clear();
+                self._used = 0;
+                self._flags = (true, false);
             } else {
-                // Stage i advances when it is empty or stage i+1 advances.
-                let mut adv = [out_ready; STAGES];
-                for i in (0..STAGES).rev() {
-                    adv[i] = st[i].is_none() || (i + 1 < STAGES && adv[i + 1]) || out_ready;
+                // The stages shift every edge; stage 4 writes the queue.
+                let take_in = in_valid && in_ready;
+                let take_out = out_valid && out_ready;
+                if take_out {
+                    self._queue.pop_front();
                 }
-                for i in (0..STAGES).rev() {
-                    if adv[i] {
-                        st[i] = match i {
-                            0 => in_valid.then(|| fields.clone()),
-                            _ => st[i - 1].take(),
-                        };
-                    }
+                let st = &mut self._stages;
+                if let Some(done) = st[STAGES - 2].take() {
+                    self._queue.push_back(done);
                 }
+                for i in (1..STAGES - 1).rev() {
+                    st[i] = st[i - 1].take();
+                }
+                st[0] = take_in.then(|| fields.clone());
+                self._used = self._used + take_in as usize - take_out as usize;
+                self._flags = (self._used != QUEUE, !self._queue.is_empty());
             }
         }
-        let st = &self._stages;
-        self.in_ready.next = self.out_ready.val() || st.iter().any(Option::is_none);
-        self.out_valid.next = st[STAGES - 1].is_some();
-        if let Some(fields) = &st[STAGES - 1] {
+        (self.in_ready.next, self.out_valid.next) = self._flags;
+        if let Some(fields) = self._queue.front() {
             let get =
                 |name: &str| fields[Self::FIELDS.iter().position(|(n, _)| *n == name).unwrap()];
             self.is_vlan.next = get("vlan") != 0;
