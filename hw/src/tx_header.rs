@@ -473,11 +473,14 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             qb = qa + 1,
         ));
         // Ones'-complement 16-bit add with the end-around carry chosen
-        // between two parallel adds (one carry chain deep, RFC 1071).
+        // between two parallel adds (one carry chain deep, RFC 1071). The
+        // `+ 1` one rides in as a carry-in (`{a, 1} + {b, 1}`): written
+        // `a + b + 1`, synthesis chains a second adder behind the first.
         v.push_str(
             "function [15:0] oc_add(input [15:0] a, input [15:0] b);\n\
-             \x20   reg [16:0] t0; reg [16:0] t1;\n\
-             \x20   begin t0 = a + b; t1 = a + b + 17'd1; oc_add = t0[16] ? t1[15:0] : t0[15:0]; end\n\
+             \x20   reg [16:0] t0; reg [17:0] t1;\n\
+             \x20   begin t0 = a + b; t1 = {1'b0, a, 1'b1} + {1'b0, b, 1'b1}; \
+             oc_add = t0[16] ? t1[16:1] : t0[15:0]; end\n\
              endfunction\n",
         );
         // Stage 1: the opcode ROM.
