@@ -342,7 +342,11 @@ pub struct RoceTx<const W: usize, const K: usize> {
     pub error_payload: Signal<Out, Bit>,
     // Header assembly and the front.
     hb: TxHeader<W, K>,
+    /// The head's header bytes, registered on every edge (no enable): they
+    /// trail the head by one edge, so beat 0 comes from `hb.head_beat0`.
+    hq: DFF<Bits<HDR_BITS>>,
     hbeat: HdrBeat<W>,
+    hsel: Signal<Local, Bits<W>>,
     fshift: ByteRealign<W, K>,
     kmask: KeepMask<W, K>,
     /// `tkeep` this payload beat must have (all lanes but on the last).
@@ -498,7 +502,9 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             m_axis: Default::default(),
             error_payload: Default::default(),
             hb: TxHeader::new(),
+            hq: Default::default(),
             hbeat: Default::default(),
+            hsel: Default::default(),
             fshift: ByteRealign::new(&front_shifts),
             kmask: Default::default(),
             want_keep: Default::default(),
@@ -596,6 +602,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         dff_setup!(
             self,
             clock,
+            hq,
             ob,
             ib,
             st,
@@ -730,7 +737,14 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         }
         self.kmask.d.next = self.s_payload.tdata.val();
         self.kmask.keep.next = self.s_payload.tkeep.val() & self.want_keep.val();
-        self.hbeat.hdr.next = self.hb.hdr.val();
+        self.hq.d.next = self.hb.hdr.val();
+        self.hbeat.hdr.next = self.hq.q.val();
+        // A frame's first beat: `hq` still holds the previous header.
+        if self.st.q.val() {
+            self.hsel.next = self.hb.head_beat0.val();
+        } else {
+            self.hsel.next = self.hbeat.y.val();
+        }
         self.hbeat.idx.next = bit_cast::<5, 14>(self.ob.q.val());
         if self.need_in.val() {
             self.fshift.cur.next = self.kmask.y.val();
@@ -770,7 +784,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             // Header beats, body beats, and the first body beat (both ORed):
             // an AND-OR per bit rather than a chain of multiplexers.
             self.fq_data.d.next = (self.fshift.y.val() & self.body_mask.val())
-                | (self.hbeat.y.val() & self.hdr_mask.val());
+                | (self.hsel.val() & self.hdr_mask.val());
             if self.last_now.val() {
                 self.fq_count.d.next = bit_cast::<8, 7>(self.hb.last_count.val());
             } else {

@@ -10,17 +10,19 @@
 //! `update()` (rust-hdl's simulator) is `roce_wire::FrameRepr::emit` itself.
 //!
 //! A [`STAGES`]-stage pipeline with valid/ready on both sides: one
-//! descriptor per cycle, outputs [`STAGES`] edges after the descriptor is
+//! descriptor per cycle, outputs [`LATENCY`] edges after the descriptor is
 //! taken. Byte `i` of the header is `hdr[8i+7:8i]`, zero past `hdr_len`.
 //!
 //! The pipeline never stalls: its stages load on every edge (a valid bit
 //! travels with each descriptor) and the last one writes an output queue of
-//! [`QUEUE`] headers in LUT RAM, whose head drives the outputs (an
-//! asynchronous read at a pointer register). `in_ready` is a registered
-//! credit flag (fewer than [`QUEUE`] descriptors in the stages and the
-//! queue) and `out_valid` a registered non-empty flag, so `out_ready` only
-//! moves the read pointer and the two counters: no stage enable and no wide
-//! register waits for the consumer.
+//! [`QUEUE`] headers in LUT RAM. `hdr` is the head's bytes read straight
+//! from the queue at a pointer register; every other output comes from
+//! registers that load the head on every edge (or the header after it, when
+//! the head is taken). `in_ready` is a registered credit flag (fewer than
+//! [`QUEUE`] descriptors in the stages and the queue) and `out_valid` a
+//! registered non-empty flag, so `out_ready` only moves the read pointers
+//! and two counters and picks what the head registers load: no stage enable
+//! and no wide register enable waits for the consumer.
 
 use roce_wire::opcode::{ExtKind, OpcodeInfo, TABLE};
 use roce_wire::{bth, ethernet, ext, ipv4, ipv6, udp};
@@ -33,9 +35,12 @@ pub const HDR_BITS: usize = HDR_BYTES * 8;
 /// Pipeline stages: the outputs follow the descriptor by this many edges
 /// (three register stages, then the write into the output queue).
 pub const STAGES: usize = 4;
+/// Edges from a descriptor taken to its outputs valid: the stages, then one
+/// edge into the head registers.
+pub const LATENCY: usize = STAGES + 1;
 /// Headers the output queue holds, and the credits: at most this many
 /// descriptors are in the stages and the queue together. At least the
-/// credit loop (`STAGES` + 1 edges from a descriptor taken to its credit
+/// credit loop (`LATENCY` + 1 edges from a descriptor taken to its credit
 /// back at `in_ready`) for one descriptor per cycle; a power of two.
 pub const QUEUE: usize = 8;
 /// The frame before the ICRC is filled with zeros up to this length (the
@@ -71,7 +76,7 @@ macro_rules! header_struct {
             pub in_valid: Signal<In, Bit>,
             /// It is taken at this edge (when `in_valid`).
             pub in_ready: Signal<Out, Bit>,
-            /// The outputs describe a descriptor, [`STAGES`] edges after it was taken.
+            /// The outputs describe a descriptor, [`LATENCY`] edges after it was taken.
             pub out_valid: Signal<Out, Bit>,
             /// The consumer takes the outputs at this edge.
             pub out_ready: Signal<In, Bit>,
@@ -123,6 +128,10 @@ macro_rules! header_struct {
             pub is_vlan: Signal<Out, Bit>,
             /// The descriptor is IPv6.
             pub is_ipv6: Signal<Out, Bit>,
+            /// Beat 0 of the header, `hdr[W-1:0]`, from a register (the
+            /// other outputs are registered too; `hdr` is read straight
+            /// from the queue).
+            pub head_beat0: Signal<Out, Bits<W>>,
             /// rust-hdl simulation state: the descriptors in the register
             /// stages, the output queue, the credit count and the two
             /// registered handshake flags (`in_ready`, `out_valid`).
@@ -172,6 +181,7 @@ macro_rules! header_struct {
                     first_ilast: Default::default(),
                     is_vlan: Default::default(),
                     is_ipv6: Default::default(),
+                    head_beat0: Default::default(),
                     _stages: Default::default(),
                     _queue: Default::default(),
                     _used: 0,
@@ -448,25 +458,29 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         let mut v = String::new();
         // Handshake: the stages never stall. A valid bit travels with each
         // descriptor; stage 4's results are written into the output queue
-        // (`QUEUE` headers of LUT RAM), read asynchronously at `rptr`.
-        // `in_ready` is a registered credit flag: a descriptor is taken only
-        // while fewer than `QUEUE` are in the stages or the queue, so the
-        // queue never overflows and no stage waits for `out_ready`.
+        // (`QUEUE` headers of LUT RAM). `in_ready` is a registered credit
+        // flag: a descriptor is taken only while fewer than `QUEUE` are in
+        // the stages or the queue, so the queue never overflows and no
+        // stage waits for `out_ready`. `out_valid` counts only the headers
+        // written before this edge (`occ` less the one taken), so the head
+        // registers below, loaded at the same edge, hold the head.
         let qa = QUEUE.trailing_zeros();
         v.push_str(&format!(
-            "reg v1, v2, v3;\nreg [{a1}:0] wptr, rptr;\nreg [{qa}:0] used, occ;\n\
+            "reg v1, v2, v3;\nreg [{a1}:0] wptr, rptr, rptr1;\nreg [{qa}:0] used, occ;\n\
              wire take_in = in_valid & in_ready;\nwire take_out = out_valid & out_ready;\n\
              always @(posedge clock) begin\n    if (reset) begin\n\
              \x20       v1 <= 1'b0;\n        v2 <= 1'b0;\n        v3 <= 1'b0;\n\
-             \x20       wptr <= {qa}'d0;\n        rptr <= {qa}'d0;\n        used <= {qb}'d0;\n        occ <= {qb}'d0;\n\
+             \x20       wptr <= {qa}'d0;\n        rptr <= {qa}'d0;\n        rptr1 <= {qa}'d1;\n\
+             \x20       used <= {qb}'d0;\n        occ <= {qb}'d0;\n\
              \x20       in_ready <= 1'b1;\n        out_valid <= 1'b0;\n\
              \x20   end else begin\n\
              \x20       v1 <= take_in;\n        v2 <= v1;\n        v3 <= v2;\n\
-             \x20       if (v3) wptr <= wptr + {qa}'d1;\n        if (take_out) rptr <= rptr + {qa}'d1;\n\
+             \x20       if (v3) wptr <= wptr + {qa}'d1;\n\
+             \x20       if (take_out) begin\n            rptr <= rptr1;\n            rptr1 <= rptr1 + {qa}'d1;\n        end\n\
              \x20       used <= used + {{{qa}'d0, take_in}} - {{{qa}'d0, take_out}};\n\
              \x20       occ <= occ + {{{qa}'d0, v3}} - {{{qa}'d0, take_out}};\n\
              \x20       in_ready <= take_out | (take_in ? used != {qb}'d{} : in_ready);\n\
-             \x20       out_valid <= v3 | (take_out ? occ != {qb}'d1 : out_valid);\n\
+             \x20       out_valid <= take_out ? occ > {qb}'d1 : occ != {qb}'d0;\n\
              \x20   end\nend\n",
             QUEUE - 1,
             a1 = qa - 1,
@@ -739,18 +753,37 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         }
         s4.push_str("end\n");
         v.push_str(&s4);
-        // The output queue: LUT RAM, written at stage 4, read at `rptr`.
-        let cat: Vec<String> = outs.iter().map(|(n, _)| format!("w_{n}")).collect();
-        let ports: Vec<&str> = outs.iter().map(|(n, _)| *n).collect();
-        let qw: usize = outs.iter().map(|(_, w)| w).sum();
+        // The output queue: LUT RAM written at stage 4. The header bytes are
+        // read at `rptr` (`hdr`, no register); the other outputs and the
+        // header's beat 0 sit in a second queue read at `rptr` and `rptr1`
+        // into registers that hold the head on every edge (the next one
+        // when the head is taken), so `out_ready` selects, never enables.
+        let small: Vec<(&str, usize)> = outs[1..]
+            .iter()
+            .copied()
+            .chain([("head_beat0", W)])
+            .collect();
+        let cat: Vec<String> = small
+            .iter()
+            .map(|(n, _)| match *n {
+                "head_beat0" => format!("w_hdr[{}:0]", W - 1),
+                n => format!("w_{n}"),
+            })
+            .collect();
+        let ports: Vec<&str> = small.iter().map(|(n, _)| *n).collect();
+        let sw: usize = small.iter().map(|(_, w)| w).sum();
         v.push_str(&format!(
-            "\nreg [{}:0] qmem [0:{}];\n\
-             always @(posedge clock) if (v3) qmem[wptr] <= {{{}}};\n\
-             always @(*) {{{}}} = qmem[rptr];\n",
-            qw - 1,
-            QUEUE - 1,
-            cat.join(", "),
-            ports.join(", ")
+            "\nreg [{hb}:0] qhdr [0:{last}];\n\
+             always @(posedge clock) if (v3) qhdr[wptr] <= w_hdr;\n\
+             always @(*) hdr = qhdr[rptr];\n\
+             reg [{sb}:0] qsmall [0:{last}];\n\
+             always @(posedge clock) if (v3) qsmall[wptr] <= {{{cat}}};\n\
+             always @(posedge clock) {{{ports}}} <= take_out ? qsmall[rptr1] : qsmall[rptr];\n",
+            hb = HDR_BITS - 1,
+            sb = sw - 1,
+            last = QUEUE - 1,
+            cat = cat.join(", "),
+            ports = ports.join(", ")
         ));
         v
     }
@@ -891,6 +924,8 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
                 if take_out {
                     self._queue.pop_front();
                 }
+                // Headers written before this edge, less the one taken.
+                let visible = !self._queue.is_empty();
                 let st = &mut self._stages;
                 if let Some(done) = st[STAGES - 2].take() {
                     self._queue.push_back(done);
@@ -900,7 +935,7 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
                 }
                 st[0] = take_in.then(|| fields.clone());
                 self._used = self._used + take_in as usize - take_out as usize;
-                self._flags = (self._used != QUEUE, !self._queue.is_empty());
+                self._flags = (self._used != QUEUE, visible);
             }
         }
         (self.in_ready.next, self.out_valid.next) = self._flags;
@@ -917,6 +952,7 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
                 }
             }
             self.hdr.next = h;
+            self.head_beat0.next = h.get_bits::<W>(0);
             self.hdr_len.next = (hl as u64).into();
             self.frame_len.next = (fl as u64).into();
             self.pad.next = (pad as u64).into();
@@ -965,6 +1001,7 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.first_ilast.connect();
         self.is_vlan.connect();
         self.is_ipv6.connect();
+        self.head_beat0.connect();
     }
 
     fn hdl(&self) -> Verilog {
