@@ -441,17 +441,22 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
     /// 1. Registers the descriptor; the opcode ROM gives the extension
     ///    pattern, payload or not, and the L4 and IP base lengths as
     ///    constants; the payload length rounded up to 4 (payload + pad);
-    ///    four ones'-complement pair sums of the length-independent IPv4
-    ///    header words.
+    ///    the IPv4 checksum's four terms: three ones'-complement pair sums
+    ///    of the descriptor's words, and the constant words with the total
+    ///    length (the payload length plus a ROM constant, one add).
     /// 2. Places every header byte that does not depend on the lengths in
     ///    the canonical layout (slots at fixed places, so a byte chooses
     ///    among few sources); L4 length and IP total length (one add each);
     ///    two checksum pair sums; the header length.
-    /// 3. The checksum of the fixed words; the frame length; payload beats.
-    /// 4. Adds the IP total length into the checksum; moves each byte from
-    ///    the canonical layout to its place (one of four, by VLAN and IP
-    ///    version) or puts in a length or checksum byte; frame beats; all
-    ///    written into the output queue (no register of its own).
+    /// 3. The checksum; the frame length; payload beats.
+    /// 4. Moves each byte from the canonical layout to its place (one of
+    ///    four, by VLAN and IP version) or puts in a length or checksum
+    ///    byte; frame beats; all written into the output queue (no
+    ///    register of its own).
+    ///
+    /// The checksum takes the total length as header + padded payload
+    /// without wrapping at 16 bits: it is exact for every total length an
+    /// IPv4 header can carry (up to 65535).
     fn body() -> String {
         let log2k = K.trailing_zeros();
         let pats = ext_patterns();
@@ -501,17 +506,39 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         let fixed_l4 = udp::HEADER_LEN + bth::HEADER_LEN + roce_wire::icrc::ICRC_LEN;
         v.push_str(
             "reg [3:0] pat;\nreg kn, hp;\nreg [4:0] ext_len;\nreg [6:0] l4_base, ipt_base;\n\
+             reg [15:0] ck0, ck1;\n\
              always @(*) begin\n    case (opcode)\n",
         );
+        // The IPv4 checksum's length term: the constant header words
+        // (version/IHL, protocol, DF) and the total length without the
+        // payload, `ck`, whose low two bits are a constant (the lengths are
+        // multiples of 4). With the payload padded to 4, the sum's bits
+        // above 1 are `payload_len[15:2] + ck[15:2]` with the carry-in
+        // `payload_len[1:0] != 0`: a 14-bit add, one carry chain behind the
+        // ROM. Stage 2 folds its carry-out back in (ones' complement) and
+        // takes `ck` alone for opcodes without payload.
+        let ver_ihl = 0x40 | (ipv4::HEADER_LEN / 4);
+        let ck = |ipt: usize, df: bool| {
+            let k = (ver_ihl << 8) + ipv4::PROTOCOL_UDP as usize + ipt + ((df as usize) << 14);
+            assert!(
+                ipt % 4 == 0 && k & 3 <= 2 && k < 0x10000,
+                "checksum length term"
+            );
+            k & !3
+        };
+        // The sum's low two bits (the lengths are multiples of 4).
+        let ck_low = ((ver_ihl << 8) + ipv4::PROTOCOL_UDP as usize) & 3;
         let rom_row = |pat: usize, kn: bool, hp: bool| {
             let ext: usize = pats[pat].iter().map(|k| k.size()).sum();
+            let ipt = fixed_l4 + ext + ipv4::HEADER_LEN;
             format!(
                 "begin pat = 4'd{pat}; kn = 1'b{}; hp = 1'b{}; ext_len = 5'd{ext}; \
-                 l4_base = 7'd{}; ipt_base = 7'd{}; end",
+                 l4_base = 7'd{}; ipt_base = 7'd{ipt}; ck0 = 16'd{}; ck1 = 16'd{}; end",
                 kn as u8,
                 hp as u8,
                 fixed_l4 + ext,
-                fixed_l4 + ext + ipv4::HEADER_LEN
+                ck(ipt, false),
+                ck(ipt, true),
             )
         };
         for row in &TABLE {
@@ -535,20 +562,20 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         v.push_str(&regs);
         v.push_str(&format!(
             "reg [3:0] pat1;\nreg kn1, hp1;\nreg [4:0] ext1;\nreg [6:0] l4b1, iptb1;\n\
-             reg [15:0] pl1;\nreg [16:0] plup1;\nreg [1:0] pad1;\nreg [15:0] p0, p1, p2, p3;\n\
+             reg [15:0] pl1;\nreg [16:0] plup1;\nreg [1:0] pad1;\nreg [15:0] p0, p1, p2;\nreg [14:0] p3;\nreg [13:0] np3;\n\
              wire [16:0] pl_up = ({{1'b0, payload_len}} + 17'd3) & ~17'd3;\n\
+             wire [15:0] ck = ip_df ? ck1 : ck0;\n\
+             wire [15:0] ckr = {{1'b0, payload_len[15:2], payload_len[1:0] != 2'd0}} + {{1'b0, ck[15:2], 1'b1}};\n\
              always @(posedge clock) begin\n{loads}\
              \x20   pat1 <= pat;\n    kn1 <= kn;\n    hp1 <= hp;\n    ext1 <= ext_len;\n\
              \x20   l4b1 <= l4_base;\n    iptb1 <= ipt_base;\n\
              \x20   pl1 <= hp ? payload_len : 16'd0;\n    plup1 <= hp ? pl_up : 17'd0;\n\
              \x20   pad1 <= hp ? 2'd0 - payload_len[1:0] : 2'd0;\n\
-             \x20   p0 <= oc_add({{8'h{:02x}, tos}}, ip_ident);\n\
-             \x20   p1 <= oc_add({{1'b0, ip_df, 14'b0}}, {{ttl, 8'd{}}});\n\
-             \x20   p2 <= oc_add(ip_src[31:16], ip_src[15:0]);\n\
-             \x20   p3 <= oc_add(ip_dst[31:16], ip_dst[15:0]);\n\
+             \x20   p0 <= oc_add({{ttl, tos}}, ip_ident);\n\
+             \x20   p1 <= oc_add(ip_src[31:16], ip_src[15:0]);\n\
+             \x20   p2 <= oc_add(ip_dst[31:16], ip_dst[15:0]);\n\
+             \x20   p3 <= ckr[15:1];\n    np3 <= ck[15:2];\n\
              end\n",
-            0x40 | (ipv4::HEADER_LEN / 4),
-            ipv4::PROTOCOL_UDP,
         ));
         // Stage 2: derived byte sources from stage-1 registers (`r_` names).
         v.push_str(&format!(
@@ -643,13 +670,15 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
              \x20   sel2 <= sel1;\n    kn2 <= kn1;\n    hp2 <= hp1;\n    pl2 <= pl1;\n    plup2 <= plup1;\n    pad2 <= pad1;\n\
              \x20   l4_2 <= l4b1 + plup1[15:0];\n    ipt2 <= iptb1 + plup1[15:0];\n\
              \x20   hl2 <= (r_vlan ? 7'd{} : 7'd{}) + (r_ipv6 ? 7'd{} : 7'd{}) + 7'd{} + ext1;\n\
-             \x20   q0 <= oc_add(p0, p1);\n    q1 <= oc_add(p2, p3);\n",
+             \x20   q0 <= oc_add(p0, p1);\n\
+             \x20   q1 <= oc_add(p2, hp1 ? {{p3[13:0], p3[14] ? 2'd{} : 2'd{ck_low}}} : {{np3, 2'd{ck_low}}});\n",
             HDR_BITS - 1,
             ethernet::TAGGED_HEADER_LEN,
             ethernet::HEADER_LEN,
             ipv6::HEADER_LEN,
             ipv4::HEADER_LEN,
-            udp::HEADER_LEN + bth::HEADER_LEN
+            udp::HEADER_LEN + bth::HEADER_LEN,
+            ck_low + 1,
         ));
         // Stage 2 places the bytes in the canonical layout (see [`canonical`]):
         // every slot at a fixed place, so a byte chooses among few sources.
@@ -674,7 +703,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
              reg [6:0] hl3;\nreg [16:0] fl3;\nreg [13:0] pb3;\nreg [6:0] plc3;\nreg [{}:0] hdr3;\nreg more3, ilast3;\n\
              always @(posedge clock) begin\n\
              \x20   sel3 <= sel2;\n    kn3 <= kn2;\n    hp3 <= hp2;\n    l4_3 <= l4_2;\n    ipt3 <= ipt2;\n    pad3 <= pad2;\n\
-             \x20   hl3 <= hl2;\n    hdr3 <= hdr2;\n    r3 <= oc_add(q0, q1);\n    fl3 <= hl2 + plup2;\n\
+             \x20   hl3 <= hl2;\n    hdr3 <= hdr2;\n    r3 <= ~oc_add(q0, q1);\n    fl3 <= hl2 + plup2;\n\
              \x20   pb3 <= ({{1'b0, pl2}} + 17'd{}) >> {log2k};\n\
              \x20   plc3 <= ((pl2 - 16'd1) & 16'd{}) + 16'd1;\n\
              \x20   more3 <= pl2 != 16'd0;\n    ilast3 <= (pl2 != 16'd0) & (pl2 <= 16'd{K});\n\
@@ -714,7 +743,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         }
         let mut s4 = format!(
             "integer i;\nwire [15:0] s4_l4_len = l4_3;\nwire [15:0] s4_ip_total = ipt3;\n\
-             wire [15:0] s4_ip_csum = ~oc_add(r3, ipt3);\n\
+             wire [15:0] s4_ip_csum = r3;\n\
              always @(*) begin\n\
              \x20   w_is_vlan = sel3[5];\n    w_is_ipv6 = sel3[4];\n    w_hdr_len = hl3;\n    w_frame_len = fl3;\n\
              \x20   w_pad = pad3;\n    w_known = kn3;\n    w_has_payload = hp3;\n\
