@@ -468,17 +468,11 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // the stages or the queue, so the queue never overflows and no
         // stage waits for `out_ready`. `out_valid` counts only the headers
         // written before this edge (`occ` less the one taken), so the head
-        // registers below, loaded at the same edge, hold the head. The
-        // counters' next values are formed for either `take_out` (the
-        // consumer's handshake comes late), which only picks one.
+        // registers below, loaded at the same edge, hold the head.
         let qa = QUEUE.trailing_zeros();
         v.push_str(&format!(
             "reg v1, v2, v3;\nreg [{a1}:0] wptr, rptr, rptr1;\nreg [{qa}:0] used, occ;\n\
              wire take_in = in_valid & in_ready;\nwire take_out = out_valid & out_ready;\n\
-             wire [{qa}:0] used_p = used + {{{qa}'d0, take_in}};\n\
-             wire [{qa}:0] used_m = used_p - {qb}'d1;\n\
-             wire [{qa}:0] occ_p = occ + {{{qa}'d0, v3}};\n\
-             wire [{qa}:0] occ_m = occ_p - {qb}'d1;\n\
              always @(posedge clock) begin\n    if (reset) begin\n\
              \x20       v1 <= 1'b0;\n        v2 <= 1'b0;\n        v3 <= 1'b0;\n\
              \x20       wptr <= {qa}'d0;\n        rptr <= {qa}'d0;\n        rptr1 <= {qa}'d1;\n\
@@ -488,8 +482,8 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
              \x20       v1 <= take_in;\n        v2 <= v1;\n        v3 <= v2;\n\
              \x20       if (v3) wptr <= wptr + {qa}'d1;\n\
              \x20       if (take_out) begin\n            rptr <= rptr1;\n            rptr1 <= rptr1 + {qa}'d1;\n        end\n\
-             \x20       used <= take_out ? used_m : used_p;\n\
-             \x20       occ <= take_out ? occ_m : occ_p;\n\
+             \x20       used <= used + {{{qa}'d0, take_in}} - {{{qa}'d0, take_out}};\n\
+             \x20       occ <= occ + {{{qa}'d0, v3}} - {{{qa}'d0, take_out}};\n\
              \x20       in_ready <= take_out | (take_in ? used != {qb}'d{} : in_ready);\n\
              \x20       out_valid <= take_out ? occ > {qb}'d1 : occ != {qb}'d0;\n\
              \x20   end\nend\n",
@@ -793,9 +787,6 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // header's beat 0 sit in a second queue read at `rptr` and `rptr1`
         // into registers that hold the head on every edge (the next one
         // when the head is taken), so `out_ready` selects, never enables.
-        // Two copies, one per read: of one memory, synthesis makes a single
-        // read at a multiplexed address, putting `take_out` in front of the
-        // RAM instead of after it.
         let small: Vec<(&str, usize)> = outs[1..]
             .iter()
             .copied()
@@ -815,10 +806,8 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
              always @(posedge clock) if (v3) qhdr[wptr] <= w_hdr;\n\
              always @(*) hdr = qhdr[rptr];\n\
              reg [{sb}:0] qsmall [0:{last}];\n\
-             reg [{sb}:0] qsmall1 [0:{last}];\n\
              always @(posedge clock) if (v3) qsmall[wptr] <= {{{cat}}};\n\
-             always @(posedge clock) if (v3) qsmall1[wptr] <= {{{cat}}};\n\
-             always @(posedge clock) {{{ports}}} <= take_out ? qsmall1[rptr1] : qsmall[rptr];\n",
+             always @(posedge clock) {{{ports}}} <= take_out ? qsmall[rptr1] : qsmall[rptr];\n",
             hb = HDR_BITS - 1,
             sb = sw - 1,
             last = QUEUE - 1,
