@@ -166,7 +166,7 @@ fn axis_register<const W: usize, const K: usize>() -> (String, Option<usize>) {
 fn tx_header<const W: usize, const K: usize>() -> (String, Option<usize>) {
     (
         emit(TxHeader::<W, K>::new()),
-        Some(crate::tx_header::STAGES),
+        Some(crate::tx_header::LATENCY),
     )
 }
 

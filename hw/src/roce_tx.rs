@@ -342,7 +342,19 @@ pub struct RoceTx<const W: usize, const K: usize> {
     pub error_payload: Signal<Out, Bit>,
     // Header assembly and the front.
     hb: TxHeader<W, K>,
+    /// The head's header bytes, registered on every edge (no enable): they
+    /// trail the head by one edge, so beat 0 comes from `hb.head_beat0`.
+    hq: DFF<Bits<HDR_BITS>>,
+    /// Header window beat `ob + 1` of `hq`, and beat 1 of the head itself
+    /// (read from the queue: `hq` trails during a frame's first beat).
     hbeat: HdrBeat<W>,
+    hbeat_1: HdrBeat<W>,
+    /// The header window's beat for the next front beat, loaded a beat
+    /// ahead (so the beat multiplexer is off the path into `fq_data`), and
+    /// the index it comes from (`ob + 1`, as its own register).
+    hbq: DFF<Bits<W>>,
+    ob1: DFF<Bits<5>>,
+    hsel: Signal<Local, Bits<W>>,
     fshift: ByteRealign<W, K>,
     kmask: KeepMask<W, K>,
     /// `tkeep` this payload beat must have (all lanes but on the last).
@@ -358,6 +370,9 @@ pub struct RoceTx<const W: usize, const K: usize> {
     fb_q: DFF<Bit>,
     more_q: DFF<Bit>,
     ilast_q: DFF<Bit>,
+    /// The next beat reads a payload beat (`need_in` past a frame's first
+    /// beat), decided a beat ahead so `need_in` is one LUT from registers.
+    need_q: DFF<Bit>,
     more_in: Signal<Local, Bit>,
     ib_last: Signal<Local, Bit>,
     prev: DFF<Bits<W>>,
@@ -401,6 +416,29 @@ pub struct RoceTx<const W: usize, const K: usize> {
     fq_c1: DFF<Bits<8>>,
     t_n4: Signal<Local, Bits<8>>,
     t_spill: Signal<Local, Bit>,
+    /// The frame's tail counts from the header assembly's outputs
+    /// (`k_*`), registered on every edge (`r_*`, no enable: the head
+    /// registers hold still during a frame, so they are right from the
+    /// frame's second beat), and the pick (`u_*`): the registers, but on
+    /// the first beat of a frame that can be one beat long.
+    k_c0: Signal<Local, Bits<8>>,
+    k_c1: Signal<Local, Bits<8>>,
+    k_ck: Signal<Local, Bits<8>>,
+    k_fc: Signal<Local, Bits<8>>,
+    r_ends: DFF<Bit>,
+    r_spill: DFF<Bit>,
+    r_c0: DFF<Bits<8>>,
+    r_c1: DFF<Bits<8>>,
+    r_ck: DFF<Bits<8>>,
+    r_fc: DFF<Bits<8>>,
+    u_ends: Signal<Local, Bit>,
+    u_spill: Signal<Local, Bit>,
+    u_c0: Signal<Local, Bits<8>>,
+    u_c1: Signal<Local, Bits<8>>,
+    u_ck: Signal<Local, Bits<8>>,
+    u_fc: Signal<Local, Bits<8>>,
+    /// A frame can be one beat long: the shortest header fits in a beat.
+    one_beat: Constant<Bit>,
     fq_take: Signal<Local, Bit>,
     // ICRC path.
     cshift: ByteRealign<W, K>,
@@ -498,7 +536,12 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             m_axis: Default::default(),
             error_payload: Default::default(),
             hb: TxHeader::new(),
+            hq: Default::default(),
             hbeat: Default::default(),
+            hbeat_1: Default::default(),
+            hbq: Default::default(),
+            ob1: Default::default(),
+            hsel: Default::default(),
             fshift: ByteRealign::new(&front_shifts),
             kmask: Default::default(),
             want_keep: Default::default(),
@@ -510,6 +553,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fb_q: Default::default(),
             more_q: Default::default(),
             ilast_q: Default::default(),
+            need_q: Default::default(),
             more_in: Default::default(),
             ib_last: Default::default(),
             prev: Default::default(),
@@ -546,6 +590,23 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_c1: Default::default(),
             t_n4: Default::default(),
             t_spill: Default::default(),
+            k_c0: Default::default(),
+            k_c1: Default::default(),
+            k_ck: Default::default(),
+            k_fc: Default::default(),
+            r_ends: Default::default(),
+            r_spill: Default::default(),
+            r_c0: Default::default(),
+            r_c1: Default::default(),
+            r_ck: Default::default(),
+            r_fc: Default::default(),
+            u_ends: Default::default(),
+            u_spill: Default::default(),
+            u_c0: Default::default(),
+            u_c1: Default::default(),
+            u_ck: Default::default(),
+            u_fc: Default::default(),
+            one_beat: Constant::new(header_lengths()[0] <= K),
             fq_take: Default::default(),
             cshift: ByteRealign::new(&[eu, et]),
             cmask: Default::default(),
@@ -596,6 +657,15 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         dff_setup!(
             self,
             clock,
+            r_ends,
+            r_spill,
+            r_c0,
+            r_c1,
+            r_ck,
+            r_fc,
+            hq,
+            hbq,
+            ob1,
             ob,
             ib,
             st,
@@ -604,6 +674,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             fb_q,
             more_q,
             ilast_q,
+            need_q,
             prev,
             err,
             in_done,
@@ -701,6 +772,38 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         // follow its `last_count` bytes, spilling into an extra beat past K.
         self.t_n4.next = bit_cast::<8, 7>(self.hb.last_count.val()) + 4;
         self.t_spill.next = self.t_n4.val() > self.lanes.val();
+        if self.t_spill.val() {
+            self.k_c0.next = self.lanes.val();
+            self.k_c1.next =
+                self.t_n4.val() - self.lanes.val() + bit_cast::<8, 2>(self.hb.fill.val());
+        } else {
+            self.k_c0.next = self.t_n4.val() + bit_cast::<8, 2>(self.hb.fill.val());
+            self.k_c1.next = 0.into();
+        }
+        self.k_ck.next =
+            self.lanes.val() - self.c_e.val() + bit_cast::<8, 7>(self.hb.last_count.val());
+        self.k_fc.next = bit_cast::<8, 7>(self.hb.last_count.val()) - self.c_e.val();
+        self.r_ends.d.next = self.c_ends.val();
+        self.r_spill.d.next = self.t_spill.val();
+        self.r_c0.d.next = self.k_c0.val();
+        self.r_c1.d.next = self.k_c1.val();
+        self.r_ck.d.next = self.k_ck.val();
+        self.r_fc.d.next = self.k_fc.val();
+        if self.one_beat.val() & self.st.q.val() {
+            self.u_ends.next = self.c_ends.val();
+            self.u_spill.next = self.t_spill.val();
+            self.u_c0.next = self.k_c0.val();
+            self.u_c1.next = self.k_c1.val();
+            self.u_ck.next = self.k_ck.val();
+            self.u_fc.next = self.k_fc.val();
+        } else {
+            self.u_ends.next = self.r_ends.q.val();
+            self.u_spill.next = self.r_spill.q.val();
+            self.u_c0.next = self.r_c0.q.val();
+            self.u_c1.next = self.r_c1.q.val();
+            self.u_ck.next = self.r_ck.q.val();
+            self.u_fc.next = self.r_fc.q.val();
+        }
         self.fq_take.next =
             self.fq_valid.q.val() & !self.dfifo.full.val() & self.crc.s_axis.tready.val();
         self.active.next = self.hb.out_valid.val() & !self.drain.q.val();
@@ -717,7 +820,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.more_in.next = self.more_q.q.val();
             self.ib_last.next = self.ilast_q.q.val();
         }
-        self.need_in.next = self.in_body.val() & self.more_in.val() & !self.in_done.q.val();
+        if self.st.q.val() {
+            self.need_in.next = self.hb.first_body.val() & self.hb.first_more.val();
+        } else {
+            self.need_in.next = self.need_q.q.val();
+        }
         self.go.next = self.active.val()
             & (!self.fq_valid.q.val() | self.fq_take.val())
             & (!self.need_in.val() | self.s_payload.tvalid.val());
@@ -730,8 +837,17 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         }
         self.kmask.d.next = self.s_payload.tdata.val();
         self.kmask.keep.next = self.s_payload.tkeep.val() & self.want_keep.val();
-        self.hbeat.hdr.next = self.hb.hdr.val();
-        self.hbeat.idx.next = bit_cast::<5, 14>(self.ob.q.val());
+        self.hq.d.next = self.hb.hdr.val();
+        self.hbeat.hdr.next = self.hq.q.val();
+        self.hbeat.idx.next = self.ob1.q.val();
+        self.hbeat_1.hdr.next = self.hb.hdr.val();
+        self.hbeat_1.idx.next = 1.into();
+        // A frame's first beat: `hq` still holds the previous header.
+        if self.st.q.val() {
+            self.hsel.next = self.hb.head_beat0.val();
+        } else {
+            self.hsel.next = self.hbq.q.val();
+        }
         if self.need_in.val() {
             self.fshift.cur.next = self.kmask.y.val();
         } else {
@@ -770,7 +886,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             // Header beats, body beats, and the first body beat (both ORed):
             // an AND-OR per bit rather than a chain of multiplexers.
             self.fq_data.d.next = (self.fshift.y.val() & self.body_mask.val())
-                | (self.hbeat.y.val() & self.hdr_mask.val());
+                | (self.hsel.val() & self.hdr_mask.val());
             if self.last_now.val() {
                 self.fq_count.d.next = bit_cast::<8, 7>(self.hb.last_count.val());
             } else {
@@ -782,26 +898,25 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.fq_e.d.next = self.c_e.val();
             self.fq_cn.d.next = self.ob.q.val() > self.c_a.val();
             self.fq_ca.d.next = self.ob.q.val() == self.c_a.val();
-            self.fq_ctl.d.next = self.last_now.val() & !self.c_ends.val();
-            self.fq_fl.d.next = self.last_now.val() & self.c_ends.val();
-            if self.last_now.val() & !self.c_ends.val() {
-                self.fq_ck.d.next =
-                    self.lanes.val() - self.c_e.val() + bit_cast::<8, 7>(self.hb.last_count.val());
+            self.fq_ctl.d.next = self.last_now.val() & !self.u_ends.val();
+            self.fq_fl.d.next = self.last_now.val() & self.u_ends.val();
+            if self.last_now.val() & !self.u_ends.val() {
+                self.fq_ck.d.next = self.u_ck.val();
             } else {
                 self.fq_ck.d.next = self.lanes.val();
             }
-            self.fq_fc.d.next = bit_cast::<8, 7>(self.hb.last_count.val()) - self.c_e.val();
+            self.fq_fc.d.next = self.u_fc.val();
             self.fq_v6.d.next = self.hb.is_ipv6.val();
-            self.fq_spill.d.next = self.t_spill.val();
-            if self.t_spill.val() {
-                self.fq_c0.d.next = self.lanes.val();
-                self.fq_c1.d.next =
-                    self.t_n4.val() - self.lanes.val() + bit_cast::<8, 2>(self.hb.fill.val());
-            } else {
-                self.fq_c0.d.next = self.t_n4.val() + bit_cast::<8, 2>(self.hb.fill.val());
-                self.fq_c1.d.next = 0.into();
-            }
+            self.fq_spill.d.next = self.u_spill.val();
+            self.fq_c0.d.next = self.u_c0.val();
+            self.fq_c1.d.next = self.u_c1.val();
             self.ob.d.next = self.ob.q.val() + 1;
+            self.ob1.d.next = self.ob1.q.val() + 1;
+            if self.st.q.val() {
+                self.hbq.d.next = self.hbeat_1.y.val();
+            } else {
+                self.hbq.d.next = self.hbeat.y.val();
+            }
             // The position flags of the next beat.
             self.st.d.next = false;
             self.last_q.d.next = (self.ob.q.val() + 2) == self.hb.frame_beats.val();
@@ -827,9 +942,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                     self.late.d.next = true;
                 }
             }
+            self.need_q.d.next = self.body_q.d.val() & self.more_q.d.val() & !self.in_done.d.val();
             if self.last_now.val() {
                 self.st.d.next = true;
                 self.ob.d.next = 0.into();
+                self.ob1.d.next = 1.into();
                 self.ib.d.next = 0.into();
                 self.err.d.next = false;
                 self.in_done.d.next = false;
@@ -972,6 +1089,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         if self.reset.val() {
             self.st.d.next = true;
             self.ob.d.next = 0.into();
+            self.ob1.d.next = 1.into();
             self.ib.d.next = 0.into();
             self.err.d.next = false;
             self.in_done.d.next = false;

@@ -10,8 +10,19 @@
 //! `update()` (rust-hdl's simulator) is `roce_wire::FrameRepr::emit` itself.
 //!
 //! A [`STAGES`]-stage pipeline with valid/ready on both sides: one
-//! descriptor per cycle, outputs [`STAGES`] edges after the descriptor is
+//! descriptor per cycle, outputs [`LATENCY`] edges after the descriptor is
 //! taken. Byte `i` of the header is `hdr[8i+7:8i]`, zero past `hdr_len`.
+//!
+//! The pipeline never stalls: its stages load on every edge (a valid bit
+//! travels with each descriptor) and the last one writes an output queue of
+//! [`QUEUE`] headers in LUT RAM. `hdr` is the head's bytes read straight
+//! from the queue at a pointer register; every other output comes from
+//! registers that load the head on every edge (or the header after it, when
+//! the head is taken). `in_ready` is a registered credit flag (fewer than
+//! [`QUEUE`] descriptors in the stages and the queue) and `out_valid` a
+//! registered non-empty flag, so `out_ready` only moves the read pointers
+//! and two counters and picks what the head registers load: no stage enable
+//! and no wide register enable waits for the consumer.
 
 use roce_wire::opcode::{ExtKind, OpcodeInfo, TABLE};
 use roce_wire::{bth, ethernet, ext, ipv4, ipv6, udp};
@@ -21,8 +32,17 @@ use rust_hdl_core::prelude::*;
 pub const HDR_BYTES: usize = 128;
 /// `HDR_BYTES * 8`.
 pub const HDR_BITS: usize = HDR_BYTES * 8;
-/// Pipeline stages: the outputs follow the descriptor by this many edges.
+/// Pipeline stages: the outputs follow the descriptor by this many edges
+/// (three register stages, then the write into the output queue).
 pub const STAGES: usize = 4;
+/// Edges from a descriptor taken to its outputs valid: the stages, then one
+/// edge into the head registers.
+pub const LATENCY: usize = STAGES + 1;
+/// Headers the output queue holds, and the credits: at most this many
+/// descriptors are in the stages and the queue together. At least the
+/// credit loop (`LATENCY` + 1 edges from a descriptor taken to its credit
+/// back at `in_ready`) for one descriptor per cycle; a power of two.
+pub const QUEUE: usize = 8;
 /// The frame before the ICRC is filled with zeros up to this length (the
 /// 60-byte Ethernet minimum less the ICRC).
 pub const MIN_FRAME_LEN: usize = ethernet::MIN_FRAME_LEN - roce_wire::icrc::ICRC_LEN;
@@ -56,7 +76,7 @@ macro_rules! header_struct {
             pub in_valid: Signal<In, Bit>,
             /// It is taken at this edge (when `in_valid`).
             pub in_ready: Signal<Out, Bit>,
-            /// The outputs describe a descriptor, [`STAGES`] edges after it was taken.
+            /// The outputs describe a descriptor, [`LATENCY`] edges after it was taken.
             pub out_valid: Signal<Out, Bit>,
             /// The consumer takes the outputs at this edge.
             pub out_ready: Signal<In, Bit>,
@@ -108,8 +128,17 @@ macro_rules! header_struct {
             pub is_vlan: Signal<Out, Bit>,
             /// The descriptor is IPv6.
             pub is_ipv6: Signal<Out, Bit>,
-            /// rust-hdl simulation state: the descriptors in stages 1..=STAGES.
-            _stages: [Option<Vec<u128>>; STAGES],
+            /// Beat 0 of the header, `hdr[W-1:0]`, from a register (the
+            /// other outputs are registered too; `hdr` is read straight
+            /// from the queue).
+            pub head_beat0: Signal<Out, Bits<W>>,
+            /// rust-hdl simulation state: the descriptors in the register
+            /// stages, the output queue, the credit count and the two
+            /// registered handshake flags (`in_ready`, `out_valid`).
+            _stages: [Option<Vec<u128>>; STAGES - 1],
+            _queue: std::collections::VecDeque<Vec<u128>>,
+            _used: usize,
+            _flags: (bool, bool),
         }
 
         impl<const W: usize, const K: usize> TxHeader<W, K> {
@@ -152,7 +181,11 @@ macro_rules! header_struct {
                     first_ilast: Default::default(),
                     is_vlan: Default::default(),
                     is_ipv6: Default::default(),
+                    head_beat0: Default::default(),
                     _stages: Default::default(),
+                    _queue: Default::default(),
+                    _used: 0,
+                    _flags: (true, false),
                 }
             }
         }
@@ -400,75 +433,112 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         Self::default()
     }
 
-    /// The Verilog body: a [`STAGES`]-stage pipeline with valid/ready.
+    /// The Verilog body: a [`STAGES`]-stage pipeline that never stalls,
+    /// into the output queue (see the module documentation).
     ///
     /// Every stage is one carry chain (or a byte multiplexer) deep, so the
     /// block holds the 10 GbE clock on ECP5 at W = 64:
     /// 1. Registers the descriptor; the opcode ROM gives the extension
     ///    pattern, payload or not, and the L4 and IP base lengths as
     ///    constants; the payload length rounded up to 4 (payload + pad);
-    ///    four ones'-complement pair sums of the length-independent IPv4
-    ///    header words.
+    ///    the IPv4 checksum's four terms: three ones'-complement pair sums
+    ///    of the descriptor's words, and the constant words with the total
+    ///    length (the payload length plus a ROM constant, one add).
     /// 2. Places every header byte that does not depend on the lengths in
     ///    the canonical layout (slots at fixed places, so a byte chooses
     ///    among few sources); L4 length and IP total length (one add each);
     ///    two checksum pair sums; the header length.
-    /// 3. The checksum of the fixed words; the frame length; payload beats.
-    /// 4. Adds the IP total length into the checksum; moves each byte from
-    ///    the canonical layout to its place (one of four, by VLAN and IP
-    ///    version) or puts in a length or checksum byte; frame beats.
+    /// 3. The checksum; the frame length; payload beats.
+    /// 4. Moves each byte from the canonical layout to its place (one of
+    ///    four, by VLAN and IP version) or puts in a length or checksum
+    ///    byte; frame beats; all written into the output queue (no
+    ///    register of its own).
+    ///
+    /// The checksum takes the total length as header + padded payload
+    /// without wrapping at 16 bits: it is exact for every total length an
+    /// IPv4 header can carry (up to 65535).
     fn body() -> String {
         let log2k = K.trailing_zeros();
         let pats = ext_patterns();
         let mut v = String::new();
-        // Handshake: each stage advances when the next one is free or drains.
-        for i in 1..=STAGES {
-            v.push_str(&format!("reg v{i};\n"));
-        }
-        // Written flat (`!v_i | ... | !v_N | out_ready`) so no stage's enable
-        // waits for the next stage's.
-        for i in 1..=STAGES {
-            let terms: Vec<String> = (i..=STAGES).map(|j| format!("!v{j}")).collect();
-            v.push_str(&format!(
-                "wire adv{i} = {} | out_ready;\n",
-                terms.join(" | ")
-            ));
-        }
+        // Handshake: the stages never stall. A valid bit travels with each
+        // descriptor; stage 4's results are written into the output queue
+        // (`QUEUE` headers of LUT RAM). `in_ready` is a registered credit
+        // flag: a descriptor is taken only while fewer than `QUEUE` are in
+        // the stages or the queue, so the queue never overflows and no
+        // stage waits for `out_ready`. `out_valid` counts only the headers
+        // written before this edge (`occ` less the one taken), so the head
+        // registers below, loaded at the same edge, hold the head.
+        let qa = QUEUE.trailing_zeros();
         v.push_str(&format!(
-            "always @(*) in_ready = adv1;\nalways @(*) out_valid = v{STAGES};\n\
-             always @(posedge clock) begin\n    if (reset) begin\n"
+            "reg v1, v2, v3;\nreg [{a1}:0] wptr, rptr, rptr1;\nreg [{qa}:0] used, occ;\n\
+             wire take_in = in_valid & in_ready;\nwire take_out = out_valid & out_ready;\n\
+             always @(posedge clock) begin\n    if (reset) begin\n\
+             \x20       v1 <= 1'b0;\n        v2 <= 1'b0;\n        v3 <= 1'b0;\n\
+             \x20       wptr <= {qa}'d0;\n        rptr <= {qa}'d0;\n        rptr1 <= {qa}'d1;\n\
+             \x20       used <= {qb}'d0;\n        occ <= {qb}'d0;\n\
+             \x20       in_ready <= 1'b1;\n        out_valid <= 1'b0;\n\
+             \x20   end else begin\n\
+             \x20       v1 <= take_in;\n        v2 <= v1;\n        v3 <= v2;\n\
+             \x20       if (v3) wptr <= wptr + {qa}'d1;\n\
+             \x20       if (take_out) begin\n            rptr <= rptr1;\n            rptr1 <= rptr1 + {qa}'d1;\n        end\n\
+             \x20       used <= used + {{{qa}'d0, take_in}} - {{{qa}'d0, take_out}};\n\
+             \x20       occ <= occ + {{{qa}'d0, v3}} - {{{qa}'d0, take_out}};\n\
+             \x20       in_ready <= take_out | (take_in ? used != {qb}'d{} : in_ready);\n\
+             \x20       out_valid <= take_out ? occ > {qb}'d1 : occ != {qb}'d0;\n\
+             \x20   end\nend\n",
+            QUEUE - 1,
+            a1 = qa - 1,
+            qb = qa + 1,
         ));
-        for i in 1..=STAGES {
-            v.push_str(&format!("        v{i} <= 1'b0;\n"));
-        }
-        v.push_str("    end else begin\n        if (adv1) v1 <= in_valid;\n");
-        for i in 2..=STAGES {
-            v.push_str(&format!("        if (adv{i}) v{i} <= v{};\n", i - 1));
-        }
-        v.push_str("    end\nend\n");
         // Ones'-complement 16-bit add with the end-around carry chosen
-        // between two parallel adds (one carry chain deep, RFC 1071).
+        // between two parallel adds (one carry chain deep, RFC 1071). The
+        // `+ 1` one rides in as a carry-in (`{a, 1} + {b, 1}`): written
+        // `a + b + 1`, synthesis chains a second adder behind the first.
         v.push_str(
             "function [15:0] oc_add(input [15:0] a, input [15:0] b);\n\
-             \x20   reg [16:0] t0; reg [16:0] t1;\n\
-             \x20   begin t0 = a + b; t1 = a + b + 17'd1; oc_add = t0[16] ? t1[15:0] : t0[15:0]; end\n\
+             \x20   reg [16:0] t0; reg [17:0] t1;\n\
+             \x20   begin t0 = a + b; t1 = {1'b0, a, 1'b1} + {1'b0, b, 1'b1}; \
+             oc_add = t0[16] ? t1[16:1] : t0[15:0]; end\n\
              endfunction\n",
         );
         // Stage 1: the opcode ROM.
         let fixed_l4 = udp::HEADER_LEN + bth::HEADER_LEN + roce_wire::icrc::ICRC_LEN;
         v.push_str(
             "reg [3:0] pat;\nreg kn, hp;\nreg [4:0] ext_len;\nreg [6:0] l4_base, ipt_base;\n\
+             reg [15:0] ck0, ck1;\n\
              always @(*) begin\n    case (opcode)\n",
         );
+        // The IPv4 checksum's length term: the constant header words
+        // (version/IHL, protocol, DF) and the total length without the
+        // payload, `ck`, whose low two bits are a constant (the lengths are
+        // multiples of 4). With the payload padded to 4, the sum's bits
+        // above 1 are `payload_len[15:2] + ck[15:2]` with the carry-in
+        // `payload_len[1:0] != 0`: a 14-bit add, one carry chain behind the
+        // ROM. Stage 2 folds its carry-out back in (ones' complement) and
+        // takes `ck` alone for opcodes without payload.
+        let ver_ihl = 0x40 | (ipv4::HEADER_LEN / 4);
+        let ck = |ipt: usize, df: bool| {
+            let k = (ver_ihl << 8) + ipv4::PROTOCOL_UDP as usize + ipt + ((df as usize) << 14);
+            assert!(
+                ipt % 4 == 0 && k & 3 <= 2 && k < 0x10000,
+                "checksum length term"
+            );
+            k & !3
+        };
+        // The sum's low two bits (the lengths are multiples of 4).
+        let ck_low = ((ver_ihl << 8) + ipv4::PROTOCOL_UDP as usize) & 3;
         let rom_row = |pat: usize, kn: bool, hp: bool| {
             let ext: usize = pats[pat].iter().map(|k| k.size()).sum();
+            let ipt = fixed_l4 + ext + ipv4::HEADER_LEN;
             format!(
                 "begin pat = 4'd{pat}; kn = 1'b{}; hp = 1'b{}; ext_len = 5'd{ext}; \
-                 l4_base = 7'd{}; ipt_base = 7'd{}; end",
+                 l4_base = 7'd{}; ipt_base = 7'd{ipt}; ck0 = 16'd{}; ck1 = 16'd{}; end",
                 kn as u8,
                 hp as u8,
                 fixed_l4 + ext,
-                fixed_l4 + ext + ipv4::HEADER_LEN
+                ck(ipt, false),
+                ck(ipt, true),
             )
         };
         for row in &TABLE {
@@ -492,20 +562,20 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         v.push_str(&regs);
         v.push_str(&format!(
             "reg [3:0] pat1;\nreg kn1, hp1;\nreg [4:0] ext1;\nreg [6:0] l4b1, iptb1;\n\
-             reg [15:0] pl1;\nreg [16:0] plup1;\nreg [1:0] pad1;\nreg [15:0] p0, p1, p2, p3;\n\
+             reg [15:0] pl1;\nreg [16:0] plup1;\nreg [1:0] pad1;\nreg [15:0] p0, p1, p2;\nreg [14:0] p3;\nreg [13:0] np3;\n\
              wire [16:0] pl_up = ({{1'b0, payload_len}} + 17'd3) & ~17'd3;\n\
-             always @(posedge clock) if (adv1 & in_valid) begin\n{loads}\
+             wire [15:0] ck = ip_df ? ck1 : ck0;\n\
+             wire [15:0] ckr = {{1'b0, payload_len[15:2], payload_len[1:0] != 2'd0}} + {{1'b0, ck[15:2], 1'b1}};\n\
+             always @(posedge clock) begin\n{loads}\
              \x20   pat1 <= pat;\n    kn1 <= kn;\n    hp1 <= hp;\n    ext1 <= ext_len;\n\
              \x20   l4b1 <= l4_base;\n    iptb1 <= ipt_base;\n\
              \x20   pl1 <= hp ? payload_len : 16'd0;\n    plup1 <= hp ? pl_up : 17'd0;\n\
              \x20   pad1 <= hp ? 2'd0 - payload_len[1:0] : 2'd0;\n\
-             \x20   p0 <= oc_add({{8'h{:02x}, tos}}, ip_ident);\n\
-             \x20   p1 <= oc_add({{1'b0, ip_df, 14'b0}}, {{ttl, 8'd{}}});\n\
-             \x20   p2 <= oc_add(ip_src[31:16], ip_src[15:0]);\n\
-             \x20   p3 <= oc_add(ip_dst[31:16], ip_dst[15:0]);\n\
+             \x20   p0 <= oc_add({{ttl, tos}}, ip_ident);\n\
+             \x20   p1 <= oc_add(ip_src[31:16], ip_src[15:0]);\n\
+             \x20   p2 <= oc_add(ip_dst[31:16], ip_dst[15:0]);\n\
+             \x20   p3 <= ckr[15:1];\n    np3 <= ck[15:2];\n\
              end\n",
-            0x40 | (ipv4::HEADER_LEN / 4),
-            ipv4::PROTOCOL_UDP,
         ));
         // Stage 2: derived byte sources from stage-1 registers (`r_` names).
         v.push_str(&format!(
@@ -535,74 +605,80 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // grouped by source: `entries` gives the source for each selector
         // value that occurs; `prefix` names its wires. A bit matters when
         // flipping it changes the source of some entry.
-        let case =
-            |v: &mut String, target: &str, sel: &str, prefix: &str, entries: &[(usize, Src)]| {
-                let src_of = |s: usize| entries.iter().find(|e| e.0 == s).map(|e| &e.1);
-                let bits: Vec<usize> = (0..6)
-                    .rev()
-                    .filter(|&b| {
-                        entries
-                            .iter()
-                            .any(|(s, src)| src_of(s ^ 1 << b).is_some_and(|o| o != src))
-                    })
-                    .collect();
-                let project = |s: usize| bits.iter().fold(0, |acc, &b| acc << 1 | (s >> b & 1));
-                let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
-                for (s, src) in entries {
-                    let label = project(*s);
-                    match groups.iter_mut().find(|(g, _)| g == src) {
-                        Some(g) => {
-                            if !g.1.contains(&label) {
-                                g.1.push(label)
-                            }
-                        }
-                        None => groups.push((src.clone(), vec![label])),
-                    }
-                }
-                if groups.len() == 1 {
-                    v.push_str(&format!(
-                        "    {target} <= {};\n",
-                        groups[0].0.verilog(prefix)
-                    ));
-                    return;
-                }
-                let sel_bits: Vec<String> = bits.iter().map(|b| format!("{sel}[{b}]")).collect();
-                let (default_src, _) = groups.iter().max_by_key(|g| g.1.len()).unwrap().clone();
-                v.push_str(&format!("    case ({{{}}})\n", sel_bits.join(", ")));
-                for (src, labels) in &groups {
-                    if *src == default_src {
-                        continue;
-                    }
-                    let labels: Vec<String> = labels
+        let case = |v: &mut String,
+                    target: &str,
+                    op: &str,
+                    sel: &str,
+                    prefix: &str,
+                    entries: &[(usize, Src)]| {
+            let src_of = |s: usize| entries.iter().find(|e| e.0 == s).map(|e| &e.1);
+            let bits: Vec<usize> = (0..6)
+                .rev()
+                .filter(|&b| {
+                    entries
                         .iter()
-                        .map(|l| format!("{}'d{l}", bits.len()))
-                        .collect();
-                    v.push_str(&format!(
-                        "    {}: {target} <= {};\n",
-                        labels.join(", "),
-                        src.verilog(prefix)
-                    ));
+                        .any(|(s, src)| src_of(s ^ 1 << b).is_some_and(|o| o != src))
+                })
+                .collect();
+            let project = |s: usize| bits.iter().fold(0, |acc, &b| acc << 1 | (s >> b & 1));
+            let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
+            for (s, src) in entries {
+                let label = project(*s);
+                match groups.iter_mut().find(|(g, _)| g == src) {
+                    Some(g) => {
+                        if !g.1.contains(&label) {
+                            g.1.push(label)
+                        }
+                    }
+                    None => groups.push((src.clone(), vec![label])),
                 }
+            }
+            if groups.len() == 1 {
                 v.push_str(&format!(
-                    "    default: {target} <= {};\n    endcase\n",
-                    default_src.verilog(prefix)
+                    "    {target} {op} {};\n",
+                    groups[0].0.verilog(prefix)
                 ));
-            };
+                return;
+            }
+            let sel_bits: Vec<String> = bits.iter().map(|b| format!("{sel}[{b}]")).collect();
+            let (default_src, _) = groups.iter().max_by_key(|g| g.1.len()).unwrap().clone();
+            v.push_str(&format!("    case ({{{}}})\n", sel_bits.join(", ")));
+            for (src, labels) in &groups {
+                if *src == default_src {
+                    continue;
+                }
+                let labels: Vec<String> = labels
+                    .iter()
+                    .map(|l| format!("{}'d{l}", bits.len()))
+                    .collect();
+                v.push_str(&format!(
+                    "    {}: {target} {op} {};\n",
+                    labels.join(", "),
+                    src.verilog(prefix)
+                ));
+            }
+            v.push_str(&format!(
+                "    default: {target} {op} {};\n    endcase\n",
+                default_src.verilog(prefix)
+            ));
+        };
         // Stage 2 registers: early bytes (late ones zero) and the lengths.
         v.push_str(&format!(
             "reg [5:0] sel2;\nreg kn2, hp2;\nreg [15:0] pl2, l4_2, ipt2;\nreg [16:0] plup2;\n\
              reg [1:0] pad2;\nreg [6:0] hl2;\nreg [15:0] q0, q1;\nreg [{}:0] hdr2;\n\
-             always @(posedge clock) if (adv2 & v1) begin\n\
+             always @(posedge clock) begin\n\
              \x20   sel2 <= sel1;\n    kn2 <= kn1;\n    hp2 <= hp1;\n    pl2 <= pl1;\n    plup2 <= plup1;\n    pad2 <= pad1;\n\
              \x20   l4_2 <= l4b1 + plup1[15:0];\n    ipt2 <= iptb1 + plup1[15:0];\n\
              \x20   hl2 <= (r_vlan ? 7'd{} : 7'd{}) + (r_ipv6 ? 7'd{} : 7'd{}) + 7'd{} + ext1;\n\
-             \x20   q0 <= oc_add(p0, p1);\n    q1 <= oc_add(p2, p3);\n",
+             \x20   q0 <= oc_add(p0, p1);\n\
+             \x20   q1 <= oc_add(p2, hp1 ? {{p3[13:0], p3[14] ? 2'd{} : 2'd{ck_low}}} : {{np3, 2'd{ck_low}}});\n",
             HDR_BITS - 1,
             ethernet::TAGGED_HEADER_LEN,
             ethernet::HEADER_LEN,
             ipv6::HEADER_LEN,
             ipv4::HEADER_LEN,
-            udp::HEADER_LEN + bth::HEADER_LEN
+            udp::HEADER_LEN + bth::HEADER_LEN,
+            ck_low + 1,
         ));
         // Stage 2 places the bytes in the canonical layout (see [`canonical`]):
         // every slot at a fixed place, so a byte chooses among few sources.
@@ -618,16 +694,16 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                     (*sel, if late(&src) { Src::Const(0) } else { src })
                 })
                 .collect();
-            case(&mut v, &target, "sel1", "r_", &entries);
+            case(&mut v, &target, "<=", "sel1", "r_", &entries);
         }
         v.push_str("end\n");
         // Stage 3.
         v.push_str(&format!(
             "reg [5:0] sel3;\nreg kn3, hp3;\nreg [15:0] l4_3, ipt3, r3;\nreg [1:0] pad3;\n\
              reg [6:0] hl3;\nreg [16:0] fl3;\nreg [13:0] pb3;\nreg [6:0] plc3;\nreg [{}:0] hdr3;\nreg more3, ilast3;\n\
-             always @(posedge clock) if (adv3 & v2) begin\n\
+             always @(posedge clock) begin\n\
              \x20   sel3 <= sel2;\n    kn3 <= kn2;\n    hp3 <= hp2;\n    l4_3 <= l4_2;\n    ipt3 <= ipt2;\n    pad3 <= pad2;\n\
-             \x20   hl3 <= hl2;\n    hdr3 <= hdr2;\n    r3 <= oc_add(q0, q1);\n    fl3 <= hl2 + plup2;\n\
+             \x20   hl3 <= hl2;\n    hdr3 <= hdr2;\n    r3 <= ~oc_add(q0, q1);\n    fl3 <= hl2 + plup2;\n\
              \x20   pb3 <= ({{1'b0, pl2}} + 17'd{}) >> {log2k};\n\
              \x20   plc3 <= ((pl2 - 16'd1) & 16'd{}) + 16'd1;\n\
              \x20   more3 <= pl2 != 16'd0;\n    ilast3 <= (pl2 != 16'd0) & (pl2 <= 16'd{K});\n\
@@ -637,30 +713,57 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             K - 1,
         ));
         let lane_mask = K - 1;
-        // Stage 4: the late bytes (`s4_` names) and the outputs.
-        v.push_str(&format!(
+        // Stage 4: the late bytes (`s4_` names) and the outputs, computed
+        // into `w_` wires and written into the queue.
+        let outs: [(&str, usize); 21] = [
+            ("hdr", HDR_BITS),
+            ("hdr_len", 7),
+            ("frame_len", 17),
+            ("pad", 2),
+            ("known", 1),
+            ("has_payload", 1),
+            ("head_beats", 5),
+            ("head_tail", 7),
+            ("body_shift", 8),
+            ("frame_beats", 14),
+            ("last_count", 7),
+            ("payload_beats", 14),
+            ("payload_last_count", 7),
+            ("payload_last_keep", K),
+            ("fill", 2),
+            ("first_last", 1),
+            ("first_body", 1),
+            ("first_more", 1),
+            ("first_ilast", 1),
+            ("is_vlan", 1),
+            ("is_ipv6", 1),
+        ];
+        for (name, w) in outs {
+            v.push_str(&format!("reg [{}:0] w_{name};\n", w - 1));
+        }
+        let mut s4 = format!(
             "integer i;\nwire [15:0] s4_l4_len = l4_3;\nwire [15:0] s4_ip_total = ipt3;\n\
-             wire [15:0] s4_ip_csum = ~oc_add(r3, ipt3);\n\
-             always @(posedge clock) if (adv4 & v3) begin\n\
-             \x20   is_vlan <= sel3[5];\n    is_ipv6 <= sel3[4];\n    hdr_len <= hl3;\n    frame_len <= fl3;\n\
-             \x20   pad <= pad3;\n    known <= kn3;\n    has_payload <= hp3;\n\
-             \x20   payload_beats <= pb3;\n    payload_last_count <= plc3;\n\
-             \x20   for (i = 0; i < {K}; i = i + 1) payload_last_keep[i] <= plc3 > i;\n\
-             \x20   head_beats <= hl3 >> {log2k};\n    head_tail <= hl3 & 7'd{};\n\
-             \x20   body_shift <= 8'd{K} - (hl3 & 7'd{lane_mask});\n\
-             \x20   frame_beats <= (fl3 + 17'd{}) >> {log2k};\n\
-             \x20   last_count <= ((fl3 - 17'd1) & 17'd{}) + 17'd1;\n\
-             \x20   fill <= (fl3 < 17'd{MIN_FRAME_LEN}) ? 17'd{MIN_FRAME_LEN} - fl3 : 17'd0;\n\
-             \x20   first_last <= fl3 <= 17'd{K};\n    first_body <= hl3 < 7'd{K};\n\
-             \x20   first_more <= more3;\n    first_ilast <= ilast3;\n",
+             wire [15:0] s4_ip_csum = r3;\n\
+             always @(*) begin\n\
+             \x20   w_is_vlan = sel3[5];\n    w_is_ipv6 = sel3[4];\n    w_hdr_len = hl3;\n    w_frame_len = fl3;\n\
+             \x20   w_pad = pad3;\n    w_known = kn3;\n    w_has_payload = hp3;\n\
+             \x20   w_payload_beats = pb3;\n    w_payload_last_count = plc3;\n\
+             \x20   for (i = 0; i < {K}; i = i + 1) w_payload_last_keep[i] = plc3 > i;\n\
+             \x20   w_head_beats = hl3 >> {log2k};\n    w_head_tail = hl3 & 7'd{};\n\
+             \x20   w_body_shift = 8'd{K} - (hl3 & 7'd{lane_mask});\n\
+             \x20   w_frame_beats = (fl3 + 17'd{}) >> {log2k};\n\
+             \x20   w_last_count = ((fl3 - 17'd1) & 17'd{}) + 17'd1;\n\
+             \x20   w_fill = (fl3 < 17'd{MIN_FRAME_LEN}) ? 17'd{MIN_FRAME_LEN} - fl3 : 17'd0;\n\
+             \x20   w_first_last = fl3 <= 17'd{K};\n    w_first_body = hl3 < 7'd{K};\n\
+             \x20   w_first_more = more3;\n    w_first_ilast = ilast3;\n",
             K - 1,
             K - 1,
             K - 1
-        ));
+        );
         // Stage 4 moves the canonical bytes to their places (a choice of
         // four, by VLAN and IP version) and puts in the late bytes.
         for byte in 0..HDR_BYTES {
-            let target = format!("hdr[{}:{}]", 8 * byte + 7, 8 * byte);
+            let target = format!("w_hdr[{}:{}]", 8 * byte + 7, 8 * byte);
             let entries: Vec<(usize, Src)> = layouts
                 .iter()
                 .map(|(sel, sym)| {
@@ -675,9 +778,42 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                     (*sel, src)
                 })
                 .collect();
-            case(&mut v, &target, "sel3", "s4_", &entries);
+            case(&mut s4, &target, "=", "sel3", "s4_", &entries);
         }
-        v.push_str("end\n");
+        s4.push_str("end\n");
+        v.push_str(&s4);
+        // The output queue: LUT RAM written at stage 4. The header bytes are
+        // read at `rptr` (`hdr`, no register); the other outputs and the
+        // header's beat 0 sit in a second queue read at `rptr` and `rptr1`
+        // into registers that hold the head on every edge (the next one
+        // when the head is taken), so `out_ready` selects, never enables.
+        let small: Vec<(&str, usize)> = outs[1..]
+            .iter()
+            .copied()
+            .chain([("head_beat0", W)])
+            .collect();
+        let cat: Vec<String> = small
+            .iter()
+            .map(|(n, _)| match *n {
+                "head_beat0" => format!("w_hdr[{}:0]", W - 1),
+                n => format!("w_{n}"),
+            })
+            .collect();
+        let ports: Vec<&str> = small.iter().map(|(n, _)| *n).collect();
+        let sw: usize = small.iter().map(|(_, w)| w).sum();
+        v.push_str(&format!(
+            "\nreg [{hb}:0] qhdr [0:{last}];\n\
+             always @(posedge clock) if (v3) qhdr[wptr] <= w_hdr;\n\
+             always @(*) hdr = qhdr[rptr];\n\
+             reg [{sb}:0] qsmall [0:{last}];\n\
+             always @(posedge clock) if (v3) qsmall[wptr] <= {{{cat}}};\n\
+             always @(posedge clock) {{{ports}}} <= take_out ? qsmall[rptr1] : qsmall[rptr];\n",
+            hb = HDR_BITS - 1,
+            sb = sw - 1,
+            last = QUEUE - 1,
+            cat = cat.join(", "),
+            ports = ports.join(", ")
+        ));
         v
     }
 
@@ -804,29 +940,35 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         if self.clock.pos_edge() {
             let fields = self.field_values();
             let (in_valid, out_ready) = (self.in_valid.val(), self.out_ready.val());
-            let st = &mut self._stages;
+            let (in_ready, out_valid) = self._flags;
             if self.reset.val() {
-                st.iter_mut().for_each(|s| *s = None);
+                self._stages.iter_mut().for_each(|s| *s = None);
+                self._queue.clear();
+                self._used = 0;
+                self._flags = (true, false);
             } else {
-                // Stage i advances when it is empty or stage i+1 advances.
-                let mut adv = [out_ready; STAGES];
-                for i in (0..STAGES).rev() {
-                    adv[i] = st[i].is_none() || (i + 1 < STAGES && adv[i + 1]) || out_ready;
+                // The stages shift every edge; stage 4 writes the queue.
+                let take_in = in_valid && in_ready;
+                let take_out = out_valid && out_ready;
+                if take_out {
+                    self._queue.pop_front();
                 }
-                for i in (0..STAGES).rev() {
-                    if adv[i] {
-                        st[i] = match i {
-                            0 => in_valid.then(|| fields.clone()),
-                            _ => st[i - 1].take(),
-                        };
-                    }
+                // Headers written before this edge, less the one taken.
+                let visible = !self._queue.is_empty();
+                let st = &mut self._stages;
+                if let Some(done) = st[STAGES - 2].take() {
+                    self._queue.push_back(done);
                 }
+                for i in (1..STAGES - 1).rev() {
+                    st[i] = st[i - 1].take();
+                }
+                st[0] = take_in.then(|| fields.clone());
+                self._used = self._used + take_in as usize - take_out as usize;
+                self._flags = (self._used != QUEUE, visible);
             }
         }
-        let st = &self._stages;
-        self.in_ready.next = self.out_ready.val() || st.iter().any(Option::is_none);
-        self.out_valid.next = st[STAGES - 1].is_some();
-        if let Some(fields) = &st[STAGES - 1] {
+        (self.in_ready.next, self.out_valid.next) = self._flags;
+        if let Some(fields) = self._queue.front() {
             let get =
                 |name: &str| fields[Self::FIELDS.iter().position(|(n, _)| *n == name).unwrap()];
             self.is_vlan.next = get("vlan") != 0;
@@ -839,6 +981,7 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
                 }
             }
             self.hdr.next = h;
+            self.head_beat0.next = h.get_bits::<W>(0);
             self.hdr_len.next = (hl as u64).into();
             self.frame_len.next = (fl as u64).into();
             self.pad.next = (pad as u64).into();
@@ -887,6 +1030,7 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.first_ilast.connect();
         self.is_vlan.connect();
         self.is_ipv6.connect();
+        self.head_beat0.connect();
     }
 
     fn hdl(&self) -> Verilog {

@@ -37,6 +37,23 @@ fn expect(repr: &FrameRepr, payload_len: usize) -> Expect {
     }
 }
 
+/// Little-endian bytes of a port value (`u64`, or `u32` words when wider).
+trait PortBytes {
+    fn port_bytes(&self) -> Vec<u8>;
+}
+
+impl PortBytes for u64 {
+    fn port_bytes(&self) -> Vec<u8> {
+        self.to_le_bytes().to_vec()
+    }
+}
+
+impl<const N: usize> PortBytes for [u32; N] {
+    fn port_bytes(&self) -> Vec<u8> {
+        self.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+
 /// Checks the outputs against `want` (for `repr` with payload `pl`).
 macro_rules! check {
     ($dut:ident, $k:expr, $want:expr, $ctx:expr) => {{
@@ -54,6 +71,12 @@ macro_rules! check {
         assert!(
             got[hl..].iter().all(|&b| b == 0),
             "{}: bytes past the header",
+            ctx
+        );
+        assert_eq!(
+            dut.get_head_beat0().port_bytes(),
+            got[..k],
+            "{}: head_beat0",
             ctx
         );
         assert_eq!(dut.get_frame_len() as usize, want.frame_len, "{}", ctx);
