@@ -75,21 +75,15 @@ impl MrTable {
     pub fn register(&mut self, key: u32, region: Region) -> Result<(), CmdError> {
         let pt_len = self.pt.len();
         let slot = self.slot(key)?;
-        let e = MrEntry {
-            tag: key_tag(key),
-            state: MrState::Valid,
-            pd: region.pd,
-            access: region.access,
-            base: region.base,
-            length: region.length,
-            page_shift: region.page_shift,
-            pt_base: region.pt_base,
-        };
-        e.validate()?;
+        region.validate()?;
         if region.pt_base as usize >= pt_len {
             return Err(CmdError::BadIndex);
         }
-        *slot = e;
+        *slot = MrEntry {
+            tag: key_tag(key),
+            state: MrState::Valid,
+            region,
+        };
         Ok(())
     }
 

@@ -228,9 +228,9 @@ fn programmed_through_csrs<D: Dut>(
             let e = *b.model.entry(k).unwrap();
             let probe = Request {
                 key: k,
-                pd: e.pd,
+                pd: e.region.pd,
                 access: Access::NONE,
-                va: e.base,
+                va: e.region.base,
                 len: 1,
             };
             match b.rng.below(3) {

@@ -295,12 +295,8 @@ fn random_traffic<D: Dut>(test: &str, default_seed: u64, batches: usize, per_bat
                     // must not be used.
                     if let Some(e) = b.model.entry(k).filter(|e| e.state != MrState::Free) {
                         let r = Region {
-                            pd: e.pd,
-                            access: e.access,
-                            base: e.base,
-                            length: e.length,
-                            page_shift: e.page_shift,
                             pt_base: b.rng.below(pt as u64) as u32,
+                            ..e.region
                         };
                         b.register(k, r).unwrap();
                     }

@@ -183,25 +183,16 @@ pub struct Region {
     pub pt_base: u32,
 }
 
-/// One memory region as the table holds it.
+/// One memory region as the table holds it: the registered [`Region`]
+/// under its key's tag, with its life cycle.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MrEntry {
     /// The key's low 8 bits.
     pub tag: u8,
     /// Life cycle.
     pub state: MrState,
-    /// Protection domain.
-    pub pd: u16,
-    /// Granted access.
-    pub access: Access,
-    /// First virtual address.
-    pub base: u64,
-    /// Length in bytes; `base + length <= 2^64`.
-    pub length: u64,
-    /// log2 of the page size, `PAGE_SHIFT_MIN..=PAGE_SHIFT_MAX`.
-    pub page_shift: u8,
-    /// Page-table index of the region's first page.
-    pub pt_base: u32,
+    /// What was registered (`base + length <= 2^64`, a valid page shift).
+    pub region: Region,
 }
 
 /// Why a programming command is refused (the table is left unchanged).
@@ -220,7 +211,7 @@ pub enum CmdError {
     KeyMismatch,
 }
 
-impl MrEntry {
+impl Region {
     /// Check a region before registration.
     pub fn validate(&self) -> Result<(), CmdError> {
         if !(PAGE_SHIFT_MIN..=PAGE_SHIFT_MAX).contains(&self.page_shift) {
@@ -281,14 +272,15 @@ pub fn check(entry: Option<&MrEntry>, req: &Request) -> Result<(), Reject> {
     if e.state == MrState::Invalid {
         return Err(Reject::InvalidatedKey);
     }
-    if e.pd != req.pd {
+    let g = &e.region;
+    if g.pd != req.pd {
         return Err(Reject::PdMismatch);
     }
-    if !e.access.contains(req.access) {
+    if !g.access.contains(req.access) {
         return Err(Reject::AccessDenied);
     }
     let (va, end) = (req.va as u128, req.va as u128 + req.len as u128);
-    if va < e.base as u128 || end > e.base as u128 + e.length as u128 {
+    if va < g.base as u128 || end > g.base as u128 + g.length as u128 {
         return Err(Reject::OutOfBounds);
     }
     Ok(())
@@ -305,7 +297,7 @@ pub fn chunks<'a, F: Fn(u32) -> u64>(
 ) -> Chunks<'a, F> {
     debug_assert!(pt_entries.is_power_of_two());
     Chunks {
-        e,
+        r: &e.region,
         va: req.va,
         left: req.len as u64,
         pt_mask: pt_entries as u64 - 1,
@@ -315,7 +307,7 @@ pub fn chunks<'a, F: Fn(u32) -> u64>(
 
 /// Iterator over the chunks of a grant (see [`chunks`]).
 pub struct Chunks<'a, F> {
-    e: &'a MrEntry,
+    r: &'a Region,
     va: u64,
     left: u64,
     pt_mask: u64,
@@ -329,8 +321,8 @@ impl<F: Fn(u32) -> u64> Iterator for Chunks<'_, F> {
         if self.left == 0 {
             return None;
         }
-        let mask = self.e.page_mask();
-        let index = (self.e.pt_base as u64 + self.e.page_index(self.va)) & self.pt_mask;
+        let mask = self.r.page_mask();
+        let index = (self.r.pt_base as u64 + self.r.page_index(self.va)) & self.pt_mask;
         let page_pa = (self.pt)(index as u32) & !mask;
         let in_page = mask + 1 - (self.va & mask);
         let len = self.left.min(in_page);
@@ -352,12 +344,14 @@ mod tests {
         MrEntry {
             tag: 0x5a,
             state: MrState::Valid,
-            pd: 7,
-            access: Access::REMOTE_READ.union(Access::REMOTE_WRITE),
-            base: 0x1_0000_0ff0,
-            length: 0x2020,
-            page_shift: 12,
-            pt_base: 3,
+            region: Region {
+                pd: 7,
+                access: Access::REMOTE_READ.union(Access::REMOTE_WRITE),
+                base: 0x1_0000_0ff0,
+                length: 0x2020,
+                page_shift: 12,
+                pt_base: 3,
+            },
         }
     }
 
@@ -381,32 +375,35 @@ mod tests {
     #[test]
     fn check_order_and_reasons() {
         let e = region();
-        assert_eq!(check(Some(&e), &req(e.base, 16)), Ok(()));
-        assert_eq!(check(None, &req(e.base, 16)), Err(Reject::BadKey));
-        let mut r = req(e.base, 16);
+        assert_eq!(check(Some(&e), &req(e.region.base, 16)), Ok(()));
+        assert_eq!(check(None, &req(e.region.base, 16)), Err(Reject::BadKey));
+        let mut r = req(e.region.base, 16);
         r.key = key(9, 0x5b);
         assert_eq!(check(Some(&e), &r), Err(Reject::BadKey));
         let free = MrEntry {
             state: MrState::Free,
             ..e
         };
-        assert_eq!(check(Some(&free), &req(e.base, 16)), Err(Reject::BadKey));
+        assert_eq!(
+            check(Some(&free), &req(e.region.base, 16)),
+            Err(Reject::BadKey)
+        );
         let inv = MrEntry {
             state: MrState::Invalid,
             ..e
         };
         assert_eq!(
-            check(Some(&inv), &req(e.base, 16)),
+            check(Some(&inv), &req(e.region.base, 16)),
             Err(Reject::InvalidatedKey)
         );
         // An invalidated entry under another tag is simply a bad key.
         assert_eq!(check(Some(&inv), &r), Err(Reject::BadKey));
-        let mut r = req(e.base, 16);
+        let mut r = req(e.region.base, 16);
         r.pd = 8;
         assert_eq!(check(Some(&e), &r), Err(Reject::PdMismatch));
         r.access = Access::REMOTE_ATOMIC; // PD is checked first
         assert_eq!(check(Some(&e), &r), Err(Reject::PdMismatch));
-        let mut r = req(e.base, 16);
+        let mut r = req(e.region.base, 16);
         r.access = Access::REMOTE_WRITE.union(Access::LOCAL_WRITE);
         assert_eq!(check(Some(&e), &r), Err(Reject::AccessDenied));
     }
@@ -414,31 +411,37 @@ mod tests {
     #[test]
     fn bounds() {
         let e = region();
-        let last = e.base + e.length - 1;
+        let last = e.region.base + e.region.length - 1;
         assert_eq!(check(Some(&e), &req(last, 1)), Ok(()));
         assert_eq!(check(Some(&e), &req(last, 2)), Err(Reject::OutOfBounds));
         assert_eq!(check(Some(&e), &req(last + 1, 1)), Err(Reject::OutOfBounds));
         assert_eq!(
-            check(Some(&e), &req(e.base - 1, 1)),
+            check(Some(&e), &req(e.region.base - 1, 1)),
             Err(Reject::OutOfBounds)
         );
-        assert_eq!(check(Some(&e), &req(e.base, e.length as u32)), Ok(()));
+        assert_eq!(
+            check(Some(&e), &req(e.region.base, e.region.length as u32)),
+            Ok(())
+        );
         // A region ending at 2^64, and a request wrapping past it.
         let top = MrEntry {
-            base: u64::MAX - 0xfff,
-            length: 0x1000,
+            region: Region {
+                base: u64::MAX - 0xfff,
+                length: 0x1000,
+                ..e.region
+            },
             ..e
         };
-        assert_eq!(top.validate(), Ok(()));
+        assert_eq!(top.region.validate(), Ok(()));
         assert_eq!(check(Some(&top), &req(u64::MAX, 1)), Ok(()));
         assert_eq!(
             check(Some(&top), &req(u64::MAX, 2)),
             Err(Reject::OutOfBounds)
         );
         assert_eq!(
-            MrEntry {
+            Region {
                 length: 0x1001,
-                ..top
+                ..top.region
             }
             .validate(),
             Err(CmdError::RegionWraps)
@@ -465,7 +468,7 @@ mod tests {
         // Page i of the region maps to 0x80_0000 + i * 0x10_000 + junk low bits.
         let pt = |i: u32| 0x80_0000 + (i as u64 - 3) * 0x1_0000 + 0x123;
         let got: [Chunk; 3] = {
-            let mut it = chunks(&e, &req(e.base + 8, 0x1ff8 + 0x20), 16, pt);
+            let mut it = chunks(&e, &req(e.region.base + 8, 0x1ff8 + 0x20), 16, pt);
             [it.next().unwrap(), it.next().unwrap(), it.next().unwrap()]
         };
         assert_eq!(
@@ -489,11 +492,17 @@ mod tests {
                 len: 0x1000
             }
         );
-        let all = chunks(&e, &req(e.base + 8, 0x2018), 16, pt);
+        let all = chunks(&e, &req(e.region.base + 8, 0x2018), 16, pt);
         assert_eq!(all.map(|c| c.len as u64).sum::<u64>(), 0x2018);
         // Page-table indices wrap modulo the table size.
-        let e2 = MrEntry { pt_base: 15, ..e };
-        let mut it = chunks(&e2, &req(e.base + 8, 0x10), 16, |i| {
+        let e2 = MrEntry {
+            region: Region {
+                pt_base: 15,
+                ..e.region
+            },
+            ..e
+        };
+        let mut it = chunks(&e2, &req(e.region.base + 8, 0x10), 16, |i| {
             assert!(i < 16);
             (i as u64) << 12
         });

@@ -176,6 +176,7 @@ pub fn security_holds(table: &MrTable, req: &Request, hw: &Outcome) {
     }
     let e = entry.expect("checked");
     assert_eq!(e.state, MrState::Valid);
+    let e = &e.region;
     let total: u64 = chunks.iter().map(|c| c.len as u64).sum();
     assert_eq!(total, req.len as u64, "grant length");
     let (lo, hi) = (e.base as u128, e.base as u128 + e.length as u128);
@@ -221,7 +222,7 @@ pub fn random_region(rng: &mut Rng, pt_bases: u64) -> Region {
 /// near the top of the address space).
 pub fn random_request(rng: &mut Rng, model: &MrTable, live: &[u32]) -> Request {
     let mut k = live[rng.below(live.len() as u64) as usize];
-    let e = *model.entry(k).unwrap();
+    let e = model.entry(k).unwrap().region;
     let off = rng.below(e.length);
     let room = e.length - off;
     let mut req = Request {
