@@ -311,9 +311,7 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         }
         "roce_rx" => {
             let (v, l) = roce_rx(width);
-            let mut params = stream_params;
-            params.push(("COUNTER_LAG", crate::roce_rx::COUNTER_LAG as u64));
-            (v, l, params)
+            (v, l, stream_params)
         }
         "mr_tlb" => mr_tlb(width),
         "mr_ctrl" => mr_ctrl(width),

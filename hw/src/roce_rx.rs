@@ -345,19 +345,17 @@ pub struct RxJob {
 
 const EXT_BITS: usize = 224;
 
-/// The receive parser. `A` is log2 of the frame buffer in beats, `AP1 = A + 1`.
-/// Edges after a descriptor is taken on `m_hdr` until the drop counters
-/// include it. The counters step one edge after the descriptor enters the
-/// output slice, which is no later than the edge it can first be taken on
-/// `m_hdr`, so they already include it then.
-pub const COUNTER_LAG: usize = 0;
-
 /// Address bits of the payload output FIFOs: deep enough for every beat
 /// issued and not yet taken (two RAM stages, `r_*`, the FIFO's own).
 const OB_A: usize = 3;
 /// Beats the payload reader may have issued and not yet seen taken.
 const OB_DEPTH: u64 = 1 << OB_A;
 
+/// The receive parser. `A` is log2 of the frame buffer in beats, `AP1 = A + 1`.
+///
+/// The drop counters step one edge after a descriptor enters the output
+/// slice, which is no later than the edge it can first be taken on `m_hdr`:
+/// a descriptor taken is already counted.
 #[derive(LogicBlock)]
 pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     pub clock: Signal<In, Clock>,

@@ -49,8 +49,6 @@ pub trait RxDut {
     fn descriptor(&self) -> Descriptor;
     /// Drops per reason (`DropReason::ALL` order), then accepts.
     fn counters(&self) -> [u64; 10];
-    /// Edges from a descriptor's take to its count (the build's `COUNTER_LAG`).
-    fn counter_lag(&self) -> usize;
     /// Cycles from a frame's last beat in to its descriptor out, on an idle
     /// parser (the build's published `LATENCY`).
     fn latency(&self) -> usize;
@@ -159,13 +157,6 @@ macro_rules! rx_dut {
                         payload_len: self.get_m_hdr_payload_len() as usize,
                     },
                 }
-            }
-            fn counter_lag(&self) -> usize {
-                <$t>::PARAMS
-                    .iter()
-                    .find(|(k, _)| *k == "COUNTER_LAG")
-                    .expect("the roce_rx build names its counter lag")
-                    .1 as usize
             }
             fn latency(&self) -> usize {
                 <$t>::LATENCY.expect("the roce_rx build publishes its latency")
@@ -297,12 +288,7 @@ pub fn run(dut: &mut dyn RxDut, frames: &[Vec<u8>], pace: Pace, seed: u64) -> Ru
         );
     }
     r.violations = sink.violations;
-    // The drop counters count a taken descriptor `COUNTER_LAG` edges later.
-    dut.set_hdr_ready(false);
-    for _ in 0..dut.counter_lag() {
-        dut.eval_();
-        dut.tick_();
-    }
+    // Read right after the last take: a taken descriptor is already counted.
     r.counters = dut.counters();
     r
 }
