@@ -264,34 +264,23 @@ impl<const W: usize, const K: usize> Logic for HeaderCapture<W, K> {
         let n = self._slots.len();
         let mut b = String::new();
         for s in 0..n {
-            b.push_str(&format!(
-                "reg [{}:0] slot{s};
-",
-                W - 1
-            ));
+            b.push_str(&format!("reg [{}:0] slot{s};\n", W - 1));
         }
         // at[s]: the next beat is beat s (at[n]: past the slots).
         b.push_str(&format!(
-            "reg [{n}:0] at = {w}'d1;
-             always @(posedge clock) begin
-                 if (reset) at <= {w}'d1;
-                 else if (load) at <= last ? {w}'d1 : (at[{n}] ? at : {{at[{m}:0], 1'b0}});
-             end
-             always @(posedge clock) begin
-",
+            "reg [{n}:0] at = {w}'d1;\n\
+             always @(posedge clock) begin\n\
+             \x20   if (reset) at <= {w}'d1;\n\
+             \x20   else if (load) at <= last ? {w}'d1 : (at[{n}] ? at : {{at[{m}:0], 1'b0}});\n\
+             end\n\
+             always @(posedge clock) begin\n",
             w = n + 1,
             m = n - 1
         ));
         for s in 0..n {
-            b.push_str(&format!(
-                "    if (load & at[{s}]) slot{s} <= d;
-"
-            ));
+            b.push_str(&format!("    if (load & at[{s}]) slot{s} <= d;\n"));
         }
-        b.push_str(
-            "end
-",
-        );
+        b.push_str("end\n");
         let parts: Vec<String> = (0..n).rev().map(|s| format!("slot{s}")).collect();
         let pad = HDR_BITS - n * W;
         if pad > 0 {
