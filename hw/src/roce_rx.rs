@@ -556,14 +556,11 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     or4: DFF<Bits<W>>,
     pre_eth4: DFF<Bits<4>>,
     e4: DFF<Bits<18>>,
-    tagged4: DFF<Bit>,
     v6_4: DFF<Bit>,
     v4_4: DFF<Bit>,
     ver_bad4: DFF<Bit>,
-    ihl4: DFF<Bits<18>>,
     ihl_lt4: DFF<Bit>,
     ihl_ne4: DFF<Bit>,
-    tot_lt4: DFF<Bit>,
     frag_bad4: DFF<Bit>,
     proto_bad4: DFF<Bit>,
     nhext4: DFF<Bit>,
@@ -573,7 +570,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     t_ihl4: DFF<Bits<18>>,
     t_udp4: DFF<Bits<18>>,
     t_l3_4: DFF<Bits<18>>,
-    ce4: DFF<Bits<18>>,
     pay_small4: DFF<Bit>,
     ulen_bad4: DFF<Bit>,
     l4_short4: DFF<Bit>,
@@ -616,17 +612,12 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     pre_ip5: DFF<Bits<4>>,
     v4_5: DFF<Bit>,
     v6_5: DFF<Bit>,
-    e5: DFF<Bits<18>>,
-    ihl_lt5: DFF<Bit>,
     ihl_ne5: DFF<Bit>,
     frag_bad5: DFF<Bit>,
     proto_bad5: DFF<Bit>,
     nhext5: DFF<Bit>,
     nh_bad5: DFF<Bit>,
     port_bad5: DFF<Bit>,
-    tot_lt5: DFF<Bit>,
-    t_ip5: DFF<Bits<18>>,
-    t_ihl5: DFF<Bits<18>>,
     // S5's length compares, made in S4 from the same values.
     lt_udp5: DFF<Bit>,
     lt_l3_5: DFF<Bit>,
@@ -647,7 +638,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     psn5: DFF<Bits<24>>,
     ext5: DFF<Bits<EXT_BITS>>,
     pre_eth5: DFF<Bits<4>>,
-    ver_bad5: DFF<Bit>,
     crc_done: DFF<Bit>,
     crem: Signal<Local, Bits<18>>,
     emit: Signal<Local, Bit>,
@@ -746,7 +736,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     c_eu_tagged: Constant<Bits<18>>,
     c_eub_untagged: Constant<Bits<18>>,
     c_eub_tagged: Constant<Bits<18>>,
-    c_bth_icrc: Constant<Bits<18>>,
     c_udp_bth_icrc: Constant<Bits<18>>,
     c_k: Constant<Bits<18>>,
     c_kmask: Constant<Bits<18>>,
@@ -988,14 +977,11 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             or4: Default::default(),
             pre_eth4: Default::default(),
             e4: Default::default(),
-            tagged4: Default::default(),
             v6_4: Default::default(),
             v4_4: Default::default(),
             ver_bad4: Default::default(),
-            ihl4: Default::default(),
             ihl_lt4: Default::default(),
             ihl_ne4: Default::default(),
-            tot_lt4: Default::default(),
             frag_bad4: Default::default(),
             proto_bad4: Default::default(),
             nhext4: Default::default(),
@@ -1005,7 +991,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             t_ihl4: Default::default(),
             t_udp4: Default::default(),
             t_l3_4: Default::default(),
-            ce4: Default::default(),
             pay_small4: Default::default(),
             ulen_bad4: Default::default(),
             l4_short4: Default::default(),
@@ -1041,17 +1026,12 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             pre_ip5: Default::default(),
             v4_5: Default::default(),
             v6_5: Default::default(),
-            e5: Default::default(),
-            ihl_lt5: Default::default(),
             ihl_ne5: Default::default(),
             frag_bad5: Default::default(),
             proto_bad5: Default::default(),
             nhext5: Default::default(),
             nh_bad5: Default::default(),
             port_bad5: Default::default(),
-            tot_lt5: Default::default(),
-            t_ip5: Default::default(),
-            t_ihl5: Default::default(),
             lt_udp5: Default::default(),
             lt_l3_5: Default::default(),
             pad_gt5: Default::default(),
@@ -1071,7 +1051,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             psn5: Default::default(),
             ext5: Default::default(),
             pre_eth5: Default::default(),
-            ver_bad5: Default::default(),
             crc_done: Default::default(),
             crem: Default::default(),
             emit: Default::default(),
@@ -1175,7 +1154,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             c_eu_tagged: k18(ethernet::TAGGED_HEADER_LEN + udp::HEADER_LEN),
             c_eub_untagged: k18(ethernet::HEADER_LEN + udp::HEADER_LEN + bth::HEADER_LEN),
             c_eub_tagged: k18(ethernet::TAGGED_HEADER_LEN + udp::HEADER_LEN + bth::HEADER_LEN),
-            c_bth_icrc: k18(bth::HEADER_LEN + icrc::ICRC_LEN),
             c_udp_bth_icrc: k18(udp::HEADER_LEN + bth::HEADER_LEN + icrc::ICRC_LEN),
             c_k: k18(K),
             c_kmask: k18(K - 1),
@@ -1230,15 +1208,14 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3, frag_bad3, proto_bad3, nhext3,
             nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3, info3, usrc3, op3, flags3,
             pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4, posk4, len4, and4, or4,
-            pre_eth4, e4, tagged4, v6_4, v4_4, ver_bad4, ihl4, ihl_lt4, ihl_ne4, tot_lt4,
-            frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4, ce4,
-            pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4, flags4,
-            pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, and5, or5, crem5,
-            cbig5, clast5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, e5, ihl_lt5,
-            ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, tot_lt5, t_ip5, t_ihl5,
-            lt_udp5, lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5,
-            usrc5, op5, flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, ver_bad5, crc_done,
-            prev, fl_pending, fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames,
+            pre_eth4, e4, v6_4, v4_4, ver_bad4, ihl_lt4, ihl_ne4, frag_bad4, proto_bad4, nhext4,
+            nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4, pay_small4, ulen_bad4, l4_short4,
+            body4, body_neg4, p4, info4, usrc4, op4, flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5,
+            d5, k5, l5, pos5, posk5, and5, or5, crem5, cbig5, clast5, first5, peks5, shift5,
+            pay_len5, pre_ip5, v4_5, v6_5, ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5,
+            port_bad5, lt_udp5, lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5,
+            body_neg5, info5, usrc5, op5, flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5,
+            crc_done, prev, fl_pending, fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames,
             job_active, job, rptr, r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt,
             prev_end, prev_end1, left, left_none, left_one
         );
@@ -1480,7 +1457,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.pre_eth4.d.next = self.c_r_none.val();
         }
         self.e4.d.next = self.e3.q.val();
-        self.tagged4.d.next = self.tagged3.q.val();
         self.v6_4.d.next = self.v6_3.q.val();
         self.v4_4.d.next = self.v4_3.q.val();
         if self.v6_3.q.val() {
@@ -1490,12 +1466,10 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.ver_bad4.d.next =
                 bit_cast::<8, 4>(self.ipb0_3.q.val().get_bits::<4>(4)) != self.c_ver4.val();
         }
-        self.ihl4.d.next = bit_cast::<18, 4>(self.ipb0_3.q.val().get_bits::<4>(0)) << 2;
         self.ihl_lt4.d.next =
             bit_cast::<8, 4>(self.ipb0_3.q.val().get_bits::<4>(0)) < self.c_ihl_min.val();
         self.ihl_ne4.d.next =
             bit_cast::<8, 4>(self.ipb0_3.q.val().get_bits::<4>(0)) != self.c_ihl_min.val();
-        self.tot_lt4.d.next = self.tot_lt3.q.val();
         self.frag_bad4.d.next = self.frag_bad3.q.val();
         self.proto_bad4.d.next = self.proto_bad3.q.val();
         self.nhext4.d.next = self.nhext3.q.val();
@@ -1578,17 +1552,12 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.pre_eth5.d.next = self.pre_eth4.q.val();
         self.v4_5.d.next = self.v4_4.q.val();
         self.v6_5.d.next = self.v6_4.q.val();
-        self.e5.d.next = self.e4.q.val();
-        self.ihl_lt5.d.next = self.ihl_lt4.q.val();
         self.ihl_ne5.d.next = self.ihl_ne4.q.val();
         self.frag_bad5.d.next = self.frag_bad4.q.val();
         self.proto_bad5.d.next = self.proto_bad4.q.val();
         self.nhext5.d.next = self.nhext4.q.val();
         self.nh_bad5.d.next = self.nh_bad4.q.val();
         self.port_bad5.d.next = self.port_bad4.q.val();
-        self.tot_lt5.d.next = self.tot_lt4.q.val();
-        self.t_ip5.d.next = self.t_ip4.q.val();
-        self.t_ihl5.d.next = self.t_ihl4.q.val();
         self.lt_udp5.d.next = self.len4.q.val() < self.t_udp4.q.val();
         self.lt_l3_5.d.next = self.len4.q.val() < self.t_l3_4.q.val();
         self.pad_gt5.d.next =
@@ -1598,7 +1567,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.l4_short5.d.next = self.l4_short4.q.val();
         self.body5.d.next = self.body4.q.val();
         self.body_neg5.d.next = self.body_neg4.q.val();
-        self.ver_bad5.d.next = self.ver_bad4.q.val();
         self.info5.d.next = self.info4.q.val();
         self.usrc5.d.next = self.usrc4.q.val();
         self.op5.d.next = self.op4.q.val();
