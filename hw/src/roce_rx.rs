@@ -41,7 +41,7 @@
 use crate::axis_register::RegSlice;
 use crate::bram::BramOutReg;
 use crate::crc32::{Crc32, PAD_BITS};
-use crate::fifo::SyncFifo;
+use crate::fifo::{RamFifo, SyncFifo};
 use crate::gf2;
 use crate::prim::{Counter32, LogicRom, XorMatrix};
 use crate::rx_prim::{
@@ -290,6 +290,41 @@ pub struct RxEntry {
     pub last_n: Bits<8>,
     pub ext: Bits<224>,
     pub info: Bits<32>,
+}
+
+/// The part of a queued [`RxEntry`] the join decides on (verdict parts,
+/// the read job, the ImmDt select): a queue with a head register, popped by
+/// the join's take (35 flip-flops follow the take).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct RxCtl {
+    pub pre: Bits<4>,
+    pub post: Bits<4>,
+    pub v4: Bit,
+    pub end_ptr: Bits<16>,
+    pub last_n: Bits<8>,
+    /// ImmDt's offset index in the extension word (opcode ROM bits 21:20).
+    pub immdt_at: Bits<2>,
+}
+
+/// The rest of a queued [`RxEntry`]: fields that pass to the descriptor
+/// without a decision. Held in a [`RamFifo`], read at its registered
+/// pointer straight into the output slice, so the take moves no register
+/// of them.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct RxData {
+    pub ipv6: Bit,
+    pub src_port: Bits<16>,
+    pub opcode: Bits<8>,
+    pub flags: Bits<8>,
+    pub pkey: Bits<16>,
+    pub fb: Bits<8>,
+    pub destqp: Bits<24>,
+    pub ack: Bits<8>,
+    pub psn: Bits<24>,
+    pub pay_len: Bits<16>,
+    /// Extension headers present (opcode ROM bits 15:8, `ExtKind` order).
+    pub ext_present: Bits<8>,
+    pub ext: Bits<224>,
 }
 
 /// The descriptor as it leaves the parser: the `m_hdr_*` outputs, held in
@@ -655,7 +690,10 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     wptr: DFF<Bits<16>>,
     ram: BramOutReg<Bits<W>, A>,
     r_entry: DFF<RxEntry>,
-    entries: SyncFifo<RxEntry, 5, 6>,
+    // A frame's entry, queued in two parts written and popped together
+    // (at most MAX_FRAMES entries wait, so neither fills).
+    entries: SyncFifo<RxCtl, 5, 6>,
+    fields: RamFifo<RxData, 5, 6>,
     csums: SyncFifo<Bit, 5, 6>,
     // --- descriptor output ---
     hdr_avail: Signal<Local, Bit>,
@@ -670,7 +708,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     e_flags: Signal<Local, Bits<8>>,
     e_fb: Signal<Local, Bits<8>>,
     e_ack: Signal<Local, Bits<8>>,
-    e_info: Signal<Local, Bits<32>>,
     crc_ok: Signal<Local, Bit>,
     o_reth_va: ByteSelect<EXT_BITS, 64>,
     o_reth_rkey: ByteSelect<EXT_BITS, 32>,
@@ -1068,6 +1105,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ram: BramOutReg::new(),
             r_entry: Default::default(),
             entries: SyncFifo::new(),
+            fields: RamFifo::new(),
             csums: SyncFifo::new(),
             hdr_avail: Default::default(),
             hs: RegSlice::new(),
@@ -1078,7 +1116,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             e_flags: Default::default(),
             e_fb: Default::default(),
             e_ack: Default::default(),
-            e_info: Default::default(),
             crc_ok: Default::default(),
             o_reth_va: ByteSelect::new_be(ext_field(ExtKind::Reth, ext::reth::field::VA.start)),
             o_reth_rkey: ByteSelect::new_be(ext_field(ExtKind::Reth, ext::reth::field::RKEY.start)),
@@ -1220,8 +1257,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             prev_end, prev_end1, left, left_none, left_one
         );
         clock!(
-            self, clock, cap, csum, crc, entries, csums, jobs, hs, cs, cr, ob_data, ob_keep,
-            ob_last
+            self, clock, cap, csum, crc, entries, fields, csums, jobs, hs, cs, cr, ob_data,
+            ob_keep, ob_last
         );
         self.ram.clock.next = self.clock.val();
         for i in 0..self.counts.len() {
@@ -1697,10 +1734,27 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.wptr.d.next = self.wptr.q.val() + 1;
         }
         self.entries.write.next = self.fl_pending.q.val();
-        self.entries.data_in.next = self.r_entry.q.val();
+        self.entries.data_in.next.pre = self.r_entry.q.val().pre;
+        self.entries.data_in.next.post = self.r_entry.q.val().post;
+        self.entries.data_in.next.v4 = self.r_entry.q.val().v4;
         self.entries.data_in.next.end_ptr = self.wptr.q.val()
             + bit_cast::<16, 1>(self.w_valid.q.val().into())
             + bit_cast::<16, 1>(self.fl_need.q.val().into());
+        self.entries.data_in.next.last_n = self.r_entry.q.val().last_n;
+        self.entries.data_in.next.immdt_at = self.r_entry.q.val().info.get_bits::<2>(20);
+        self.fields.write.next = self.fl_pending.q.val();
+        self.fields.data_in.next.ipv6 = self.r_entry.q.val().ipv6;
+        self.fields.data_in.next.src_port = self.r_entry.q.val().src_port;
+        self.fields.data_in.next.opcode = self.r_entry.q.val().opcode;
+        self.fields.data_in.next.flags = self.r_entry.q.val().flags;
+        self.fields.data_in.next.pkey = self.r_entry.q.val().pkey;
+        self.fields.data_in.next.fb = self.r_entry.q.val().fb;
+        self.fields.data_in.next.destqp = self.r_entry.q.val().destqp;
+        self.fields.data_in.next.ack = self.r_entry.q.val().ack;
+        self.fields.data_in.next.psn = self.r_entry.q.val().psn;
+        self.fields.data_in.next.pay_len = self.r_entry.q.val().pay_len;
+        self.fields.data_in.next.ext_present = self.r_entry.q.val().info.get_bits::<8>(8);
+        self.fields.data_in.next.ext = self.r_entry.q.val().ext;
 
         // ---- Descriptor: entry + IPv4 checksum + ICRC, joined in order.
         self.crc_ok.next =
@@ -1716,10 +1770,9 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         } else {
             self.reason.next = self.c_r_none.val();
         }
-        self.e_flags.next = self.entries.data_out.val().flags;
-        self.e_fb.next = self.entries.data_out.val().fb;
-        self.e_ack.next = self.entries.data_out.val().ack;
-        self.e_info.next = self.entries.data_out.val().info;
+        self.e_flags.next = self.fields.data_out.val().flags;
+        self.e_fb.next = self.fields.data_out.val().fb;
+        self.e_ack.next = self.fields.data_out.val().ack;
         self.cr.s_valid.next = self.crc.m_crc.tvalid.val();
         self.cr.s_data.next = self.crc_ok.val();
         self.crc.m_crc.tready.next = self.cr.s_ready.val();
@@ -1767,48 +1820,48 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.m_hdr_deth_srcqp.next = self.hs.m_data.val().deth_srcqp;
         self.hs.s_data.next.drop = self.reason.val() != self.c_r_none.val();
         self.hs.s_data.next.reason = self.reason.val();
-        self.hs.s_data.next.ipv6 = self.entries.data_out.val().ipv6;
-        self.hs.s_data.next.src_port = self.entries.data_out.val().src_port;
-        self.hs.s_data.next.opcode = self.entries.data_out.val().opcode;
+        self.hs.s_data.next.ipv6 = self.fields.data_out.val().ipv6;
+        self.hs.s_data.next.src_port = self.fields.data_out.val().src_port;
+        self.hs.s_data.next.opcode = self.fields.data_out.val().opcode;
         self.hs.s_data.next.se = self.e_flags.val().get_bit(7);
         self.hs.s_data.next.m = self.e_flags.val().get_bit(6);
         self.hs.s_data.next.padcnt = self.e_flags.val().get_bits::<2>(4);
         self.hs.s_data.next.tver = self.e_flags.val().get_bits::<4>(0);
-        self.hs.s_data.next.pkey = self.entries.data_out.val().pkey;
+        self.hs.s_data.next.pkey = self.fields.data_out.val().pkey;
         self.hs.s_data.next.fecn = self.e_fb.val().get_bit(7);
         self.hs.s_data.next.becn = self.e_fb.val().get_bit(6);
-        self.hs.s_data.next.destqp = self.entries.data_out.val().destqp;
+        self.hs.s_data.next.destqp = self.fields.data_out.val().destqp;
         self.hs.s_data.next.ackreq = self.e_ack.val().get_bit(7);
-        self.hs.s_data.next.psn = self.entries.data_out.val().psn;
-        self.hs.s_data.next.payload_len = self.entries.data_out.val().pay_len;
-        self.hs.s_data.next.ext = self.e_info.val().get_bits::<8>(8);
-        self.o_reth_va.x.next = self.entries.data_out.val().ext;
+        self.hs.s_data.next.psn = self.fields.data_out.val().psn;
+        self.hs.s_data.next.payload_len = self.fields.data_out.val().pay_len;
+        self.hs.s_data.next.ext = self.fields.data_out.val().ext_present;
+        self.o_reth_va.x.next = self.fields.data_out.val().ext;
         self.o_reth_va.sel.next = 0.into();
-        self.o_reth_rkey.x.next = self.entries.data_out.val().ext;
+        self.o_reth_rkey.x.next = self.fields.data_out.val().ext;
         self.o_reth_rkey.sel.next = 0.into();
-        self.o_reth_dmalen.x.next = self.entries.data_out.val().ext;
+        self.o_reth_dmalen.x.next = self.fields.data_out.val().ext;
         self.o_reth_dmalen.sel.next = 0.into();
-        self.o_aeth_syn.x.next = self.entries.data_out.val().ext;
+        self.o_aeth_syn.x.next = self.fields.data_out.val().ext;
         self.o_aeth_syn.sel.next = 0.into();
-        self.o_aeth_msn.x.next = self.entries.data_out.val().ext;
+        self.o_aeth_msn.x.next = self.fields.data_out.val().ext;
         self.o_aeth_msn.sel.next = 0.into();
-        self.o_immdt.x.next = self.entries.data_out.val().ext;
-        self.o_immdt.sel.next = self.e_info.val().get_bits::<2>(20);
-        self.o_ieth.x.next = self.entries.data_out.val().ext;
+        self.o_immdt.x.next = self.fields.data_out.val().ext;
+        self.o_immdt.sel.next = self.entries.data_out.val().immdt_at;
+        self.o_ieth.x.next = self.fields.data_out.val().ext;
         self.o_ieth.sel.next = 0.into();
-        self.o_at_va.x.next = self.entries.data_out.val().ext;
+        self.o_at_va.x.next = self.fields.data_out.val().ext;
         self.o_at_va.sel.next = 0.into();
-        self.o_at_rkey.x.next = self.entries.data_out.val().ext;
+        self.o_at_rkey.x.next = self.fields.data_out.val().ext;
         self.o_at_rkey.sel.next = 0.into();
-        self.o_at_swap.x.next = self.entries.data_out.val().ext;
+        self.o_at_swap.x.next = self.fields.data_out.val().ext;
         self.o_at_swap.sel.next = 0.into();
-        self.o_at_cmp.x.next = self.entries.data_out.val().ext;
+        self.o_at_cmp.x.next = self.fields.data_out.val().ext;
         self.o_at_cmp.sel.next = 0.into();
-        self.o_ack_orig.x.next = self.entries.data_out.val().ext;
+        self.o_ack_orig.x.next = self.fields.data_out.val().ext;
         self.o_ack_orig.sel.next = 0.into();
-        self.o_deth_qkey.x.next = self.entries.data_out.val().ext;
+        self.o_deth_qkey.x.next = self.fields.data_out.val().ext;
         self.o_deth_qkey.sel.next = 0.into();
-        self.o_deth_srcqp.x.next = self.entries.data_out.val().ext;
+        self.o_deth_srcqp.x.next = self.fields.data_out.val().ext;
         self.o_deth_srcqp.sel.next = 0.into();
         self.hs.s_data.next.reth_va = self.o_reth_va.y.val();
         self.hs.s_data.next.reth_rkey = self.o_reth_rkey.y.val();
@@ -1825,6 +1878,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.hs.s_data.next.deth_qkey = self.o_deth_qkey.y.val();
         self.hs.s_data.next.deth_srcqp = self.o_deth_srcqp.y.val();
         self.entries.read.next = self.hdr_take.val();
+        self.fields.read.next = self.hdr_take.val();
         self.cs.m_ready.next = self.hdr_take.val();
         self.cr.m_ready.next = self.hdr_take.val();
         self.jobs.write.next = self.hdr_take.val();
@@ -1938,6 +1992,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         // ---- Reset.
         self.crc.reset.next = self.reset.val();
         self.entries.reset.next = self.reset.val();
+        self.fields.reset.next = self.reset.val();
         self.csums.reset.next = self.reset.val();
         self.jobs.reset.next = self.reset.val();
         self.hs.reset.next = self.reset.val();
