@@ -56,8 +56,9 @@ use std::collections::BTreeMap;
 
 /// Frames accepted on `s_axis` whose descriptor has not been taken, at most.
 pub const MAX_FRAMES: u64 = 20;
-/// Frame-buffer beats kept free for beats in the pipeline.
-pub const MARGIN: u64 = 12;
+/// Frame-buffer beats kept free for beats in the pipeline (and one for
+/// the buffer's fill level, which the input credit reads a cycle old).
+pub const MARGIN: u64 = 13;
 /// `m_hdr_reason` when the frame is accepted.
 pub const REASON_NONE: u64 = 15;
 
@@ -275,6 +276,8 @@ fn field_at(layout: impl Fn(Layout) -> usize, f: usize) -> [usize; 4] {
 pub struct RxEntry {
     pub pre: Bits<4>,
     pub post: Bits<4>,
+    /// The later checks' reason, which counts when `post` is none.
+    pub post2: Bits<4>,
     pub v4: Bit,
     pub ipv6: Bit,
     pub end_ptr: Bits<16>,
@@ -445,6 +448,9 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     pub cnt_accept: Signal<Out, Bits<32>>,
     // --- input and S1 ---
     ready_r: DFF<Bit>,
+    /// Frame-buffer beats in use (`wptr - rptr`), registered so the credit
+    /// compare starts from flip-flops.
+    used: DFF<Bits<16>>,
     fire: Signal<Local, Bit>,
     in_b: DFF<Bits<16>>,
     cap: HeaderCapture<W, K>,
@@ -480,8 +486,16 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     ov4_n: Signal<Local, Bit>,
     iv6_n: Signal<Local, Bit>,
     iv4_n: Signal<Local, Bit>,
-    c_b_o: Constant<Bits<16>>,
-    c_b_i: Constant<Bits<16>>,
+    // `in_b` one beat before the outer / inner EtherType's beat, and
+    // whether that beat is the first.
+    c_b_o1: Constant<Bits<16>>,
+    c_b_i1: Constant<Bits<16>>,
+    c_o_first: Constant<Bit>,
+    c_i_first: Constant<Bit>,
+    /// The next beat is the one with the outer / inner EtherType
+    /// (registered from `in_b` and the handshake a beat ahead).
+    at_o_q: DFF<Bit>,
+    at_i_q: DFF<Bit>,
     tagged1: Signal<Local, Bit>,
     v6_1: Signal<Local, Bit>,
     v4_1: Signal<Local, Bit>,
@@ -684,6 +698,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     crc: Crc32<W, K>,
     pre: Signal<Local, Bits<4>>,
     post: Signal<Local, Bits<4>>,
+    post2: Signal<Local, Bits<4>>,
     // --- S6: frame buffer and frame results ---
     w_valid: DFF<Bit>,
     w_data: DFF<Bits<W>>,
@@ -708,6 +723,9 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     e_flags: Signal<Local, Bits<8>>,
     e_fb: Signal<Local, Bits<8>>,
     e_ack: Signal<Local, Bits<8>>,
+    // The queued entry's opcode ROM word (a signal, so its bits can be
+    // sliced: Yosys takes no slice of a struct field's slice).
+    r_info: Signal<Local, Bits<32>>,
     crc_ok: Signal<Local, Bit>,
     o_reth_va: ByteSelect<EXT_BITS, 64>,
     o_reth_rkey: ByteSelect<EXT_BITS, 32>,
@@ -880,6 +898,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             cnt_bad_icrc: Default::default(),
             cnt_accept: Default::default(),
             ready_r: Default::default(),
+            used: Default::default(),
             fire: Default::default(),
             in_b: Default::default(),
             cap: HeaderCapture::new(header_bytes()),
@@ -908,8 +927,17 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ov4_n: Default::default(),
             iv6_n: Default::default(),
             iv4_n: Default::default(),
-            c_b_o: Constant::new(((ethernet::field::ETHERTYPE.start / K) as u64).into()),
-            c_b_i: Constant::new(((ethernet::field::INNER_ETHERTYPE.start / K) as u64).into()),
+            c_b_o1: Constant::new(
+                (((ethernet::field::ETHERTYPE.start / K) as u64).wrapping_sub(1) & 0xffff).into(),
+            ),
+            c_b_i1: Constant::new(
+                (((ethernet::field::INNER_ETHERTYPE.start / K) as u64).wrapping_sub(1) & 0xffff)
+                    .into(),
+            ),
+            c_o_first: Constant::new(ethernet::field::ETHERTYPE.start / K == 0),
+            c_i_first: Constant::new(ethernet::field::INNER_ETHERTYPE.start / K == 0),
+            at_o_q: Default::default(),
+            at_i_q: Default::default(),
             tagged1: Default::default(),
             v6_1: Default::default(),
             v4_1: Default::default(),
@@ -1099,6 +1127,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             crc: Crc32::new(),
             pre: Default::default(),
             post: Default::default(),
+            post2: Default::default(),
             w_valid: Default::default(),
             w_data: Default::default(),
             wptr: Default::default(),
@@ -1116,6 +1145,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             e_flags: Default::default(),
             e_fb: Default::default(),
             e_ack: Default::default(),
+            r_info: Default::default(),
             crc_ok: Default::default(),
             o_reth_va: ByteSelect::new_be(ext_field(ExtKind::Reth, ext::reth::field::VA.start)),
             o_reth_rkey: ByteSelect::new_be(ext_field(ExtKind::Reth, ext::reth::field::RKEY.start)),
@@ -1238,23 +1268,23 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ready_r, in_b, o_tag, o_v6, o_v4, i_v6, i_v4, lay_v6, lay_v4, take_q,
-            reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2, sel2, et_o2, et_i2,
-            tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2, usrc2, udst2, ulen2, op2,
-            flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3, b3, pos3, len3, sel3,
-            bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3, frag_bad3, proto_bad3, nhext3,
-            nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3, info3, usrc3, op3, flags3,
-            pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4, posk4, len4, and4, or4,
-            pre_eth4, e4, v6_4, v4_4, ver_bad4, ihl_lt4, ihl_ne4, frag_bad4, proto_bad4, nhext4,
-            nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4, pay_small4, ulen_bad4, l4_short4,
-            body4, body_neg4, p4, info4, usrc4, op4, flags4, pkey4, fb4, qp4, ack4, psn4, ext4, v5,
-            d5, k5, l5, pos5, posk5, and5, or5, crem5, cbig5, clast5, first5, peks5, shift5,
-            pay_len5, pre_ip5, v4_5, v6_5, ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5,
-            port_bad5, lt_udp5, lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5,
-            body_neg5, info5, usrc5, op5, flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5,
-            crc_done, prev, fl_pending, fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames,
-            job_active, job, rptr, r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt,
-            prev_end, prev_end1, left, left_none, left_one
+            self, clock, ready_r, used, at_o_q, at_i_q, in_b, o_tag, o_v6, o_v4, i_v6, i_v4,
+            lay_v6, lay_v4, take_q, reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2,
+            len2, sel2, et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2,
+            usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
+            b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
+            frag_bad3, proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3,
+            info3, usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4,
+            posk4, len4, and4, or4, pre_eth4, e4, v6_4, v4_4, ver_bad4, ihl_lt4, ihl_ne4,
+            frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4,
+            pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4, flags4,
+            pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, and5, or5, crem5,
+            cbig5, clast5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, ihl_ne5,
+            frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, lt_udp5, lt_l3_5, pad_gt5,
+            pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5, flags5, pkey5,
+            fb5, qp5, ack5, psn5, ext5, pre_eth5, crc_done, prev, fl_pending, fl_need, fl_shift,
+            w_valid, w_data, wptr, r_entry, frames, job_active, job, rptr, r_valid, r_keep, r_last,
+            r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1, left, left_none, left_one
         );
         clock!(
             self, clock, cap, csum, crc, entries, fields, csums, jobs, hs, cs, cr, ob_data,
@@ -1291,8 +1321,19 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.et_o0.sel.next = 0.into();
         self.et_i0.x.next = self.s_axis.tdata.val();
         self.et_i0.sel.next = 0.into();
-        self.at_o.next = self.fire.val() & (self.in_b.q.val() == self.c_b_o.val());
-        self.at_i.next = self.fire.val() & (self.in_b.q.val() == self.c_b_i.val());
+        // The flags load on `fire` (their clock enable), so the input
+        // handshake is not in the compares' logic.
+        self.at_o.next = self.at_o_q.q.val();
+        self.at_i.next = self.at_i_q.q.val();
+        if self.fire.val() {
+            if self.s_axis.tlast.val() {
+                self.at_o_q.d.next = self.c_o_first.val();
+                self.at_i_q.d.next = self.c_i_first.val();
+            } else {
+                self.at_o_q.d.next = self.in_b.q.val() == self.c_b_o1.val();
+                self.at_i_q.d.next = self.in_b.q.val() == self.c_b_i1.val();
+            }
+        }
         self.tag_n.next = self.o_tag.q.val();
         self.ov6_n.next = self.o_v6.q.val();
         self.ov4_n.next = self.o_v4.q.val();
@@ -1307,17 +1348,19 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.iv6_n.next = self.et_i0.y.val() == self.c_et6.val();
             self.iv4_n.next = self.et_i0.y.val() == self.c_et4.val();
         }
-        self.o_tag.d.next = self.tag_n.val();
-        self.o_v6.d.next = self.ov6_n.val();
-        self.o_v4.d.next = self.ov4_n.val();
-        self.i_v6.d.next = self.iv6_n.val();
-        self.i_v4.d.next = self.iv4_n.val();
-        if self.tag_n.val() {
-            self.lay_v6.d.next = self.iv6_n.val();
-            self.lay_v4.d.next = self.iv4_n.val();
-        } else {
-            self.lay_v6.d.next = self.ov6_n.val();
-            self.lay_v4.d.next = self.ov4_n.val();
+        if self.fire.val() {
+            self.o_tag.d.next = self.tag_n.val();
+            self.o_v6.d.next = self.ov6_n.val();
+            self.o_v4.d.next = self.ov4_n.val();
+            self.i_v6.d.next = self.iv6_n.val();
+            self.i_v4.d.next = self.iv4_n.val();
+            if self.tag_n.val() {
+                self.lay_v6.d.next = self.iv6_n.val();
+                self.lay_v4.d.next = self.iv4_n.val();
+            } else {
+                self.lay_v6.d.next = self.ov6_n.val();
+                self.lay_v4.d.next = self.ov4_n.val();
+            }
         }
 
         // ---- S1: layout and header fields (the capture includes this beat).
@@ -1677,38 +1720,44 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.post.next = self.c_r_truncated.val();
         } else if self.port_bad5.q.val() {
             self.post.next = self.c_r_not_roce.val();
-        } else if self.pay_small5.q.val() {
-            self.post.next = self.c_r_bad_length.val();
-        } else if self.lt_l3_5.q.val() {
-            self.post.next = self.c_r_truncated.val();
-        } else if self.ulen_bad5.q.val() {
-            self.post.next = self.c_r_bad_length.val();
-        } else if self.l4_short5.q.val() {
-            self.post.next = self.c_r_truncated.val();
-        } else if self.flags5.q.val().get_bits::<4>(0).any() {
-            self.post.next = self.c_r_bad_tver.val();
-        } else if !self.info5.q.val().get_bit(0) {
-            self.post.next = self.c_r_unknown_opcode.val();
-        } else if self.body_neg5.q.val() {
-            self.post.next = self.c_r_truncated.val();
-        } else if !self.info5.q.val().get_bit(1) {
-            if self.flags5.q.val().get_bits::<2>(4).any() {
-                self.post.next = self.c_r_bad_padcnt.val();
-            } else if self.body5.q.val().any() {
-                self.post.next = self.c_r_bad_length.val();
-            } else {
-                self.post.next = self.c_r_none.val();
-            }
-        } else if self.body5.q.val().get_bits::<2>(0).any() {
-            self.post.next = self.c_r_bad_length.val();
-        } else if self.pad_gt5.q.val() {
-            self.post.next = self.c_r_bad_padcnt.val();
         } else {
             self.post.next = self.c_r_none.val();
+        }
+        // The rest of the order, decided alongside (`post2` counts when
+        // `post` is none; the two are joined when the entry is queued).
+        if self.pay_small5.q.val() {
+            self.post2.next = self.c_r_bad_length.val();
+        } else if self.lt_l3_5.q.val() {
+            self.post2.next = self.c_r_truncated.val();
+        } else if self.ulen_bad5.q.val() {
+            self.post2.next = self.c_r_bad_length.val();
+        } else if self.l4_short5.q.val() {
+            self.post2.next = self.c_r_truncated.val();
+        } else if self.flags5.q.val().get_bits::<4>(0).any() {
+            self.post2.next = self.c_r_bad_tver.val();
+        } else if !self.info5.q.val().get_bit(0) {
+            self.post2.next = self.c_r_unknown_opcode.val();
+        } else if self.body_neg5.q.val() {
+            self.post2.next = self.c_r_truncated.val();
+        } else if !self.info5.q.val().get_bit(1) {
+            if self.flags5.q.val().get_bits::<2>(4).any() {
+                self.post2.next = self.c_r_bad_padcnt.val();
+            } else if self.body5.q.val().any() {
+                self.post2.next = self.c_r_bad_length.val();
+            } else {
+                self.post2.next = self.c_r_none.val();
+            }
+        } else if self.body5.q.val().get_bits::<2>(0).any() {
+            self.post2.next = self.c_r_bad_length.val();
+        } else if self.pad_gt5.q.val() {
+            self.post2.next = self.c_r_bad_padcnt.val();
+        } else {
+            self.post2.next = self.c_r_none.val();
         }
         if self.v5.q.val() & self.l5.q.val() {
             self.r_entry.d.next.pre = self.pre.val();
             self.r_entry.d.next.post = self.post.val();
+            self.r_entry.d.next.post2 = self.post2.val();
             self.r_entry.d.next.v4 = self.v4_5.q.val();
             self.r_entry.d.next.ipv6 = self.v6_5.q.val();
             self.r_entry.d.next.src_port = self.usrc5.q.val();
@@ -1735,13 +1784,18 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         }
         self.entries.write.next = self.fl_pending.q.val();
         self.entries.data_in.next.pre = self.r_entry.q.val().pre;
-        self.entries.data_in.next.post = self.r_entry.q.val().post;
+        if self.r_entry.q.val().post != self.c_r_none.val() {
+            self.entries.data_in.next.post = self.r_entry.q.val().post;
+        } else {
+            self.entries.data_in.next.post = self.r_entry.q.val().post2;
+        }
         self.entries.data_in.next.v4 = self.r_entry.q.val().v4;
         self.entries.data_in.next.end_ptr = self.wptr.q.val()
             + bit_cast::<16, 1>(self.w_valid.q.val().into())
             + bit_cast::<16, 1>(self.fl_need.q.val().into());
         self.entries.data_in.next.last_n = self.r_entry.q.val().last_n;
-        self.entries.data_in.next.immdt_at = self.r_entry.q.val().info.get_bits::<2>(20);
+        self.r_info.next = self.r_entry.q.val().info;
+        self.entries.data_in.next.immdt_at = self.r_info.val().get_bits::<2>(20);
         self.fields.write.next = self.fl_pending.q.val();
         self.fields.data_in.next.ipv6 = self.r_entry.q.val().ipv6;
         self.fields.data_in.next.src_port = self.r_entry.q.val().src_port;
@@ -1753,7 +1807,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.fields.data_in.next.ack = self.r_entry.q.val().ack;
         self.fields.data_in.next.psn = self.r_entry.q.val().psn;
         self.fields.data_in.next.pay_len = self.r_entry.q.val().pay_len;
-        self.fields.data_in.next.ext_present = self.r_entry.q.val().info.get_bits::<8>(8);
+        self.fields.data_in.next.ext_present = self.r_info.val().get_bits::<8>(8);
         self.fields.data_in.next.ext = self.r_entry.q.val().ext;
 
         // ---- Descriptor: entry + IPv4 checksum + ICRC, joined in order.
@@ -1986,8 +2040,9 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         }
 
         // Input credit: buffer room and frames in flight (registered).
-        self.ready_r.d.next = ((self.wptr.q.val() - self.rptr.q.val()) < self.c_room.val())
-            & (self.frames.q.val() < self.c_fmax.val());
+        self.used.d.next = self.wptr.q.val() - self.rptr.q.val();
+        self.ready_r.d.next =
+            (self.used.q.val() < self.c_room.val()) & (self.frames.q.val() < self.c_fmax.val());
 
         // ---- Reset.
         self.crc.reset.next = self.reset.val();
@@ -2004,6 +2059,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         if self.reset.val() {
             self.ready_r.d.next = false;
             self.in_b.d.next = 0.into();
+            self.at_o_q.d.next = self.c_o_first.val();
+            self.at_i_q.d.next = self.c_i_first.val();
             self.v1.d.next = false;
             self.v2.d.next = false;
             self.v3.d.next = false;
