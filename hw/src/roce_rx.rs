@@ -648,11 +648,22 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     /// ICRC-covered bytes left from this beat's start, and whether they end
     /// in it (computed in S4, so S5 feeds the engine from registers).
     crem5: DFF<Bits<18>>,
+    /// The range tests of both candidate ICRC-feed ends (UDP end when the
+    /// IP payload is too small for UDP, else the IP datagram's end) against
+    /// this beat, registered in S4; S5 picks by `pay_small5`:
+    /// `pos <= end` (`ge`), `end <= pos + K` (`le`), `end < pos + K` (`lt`).
+    ge_u5: DFF<Bit>,
+    le_u5: DFF<Bit>,
+    lt_u5: DFF<Bit>,
+    ge_l5: DFF<Bit>,
+    le_l5: DFF<Bit>,
+    lt_l5: DFF<Bit>,
     /// The ICRC feed's end is at or past this beat's end (or before its
-    /// start): every lane of the beat is fed. Decided in S4 as a range test
-    /// against registers, so S5's lane mask looks only at `crem5`'s low bits.
-    cbig5: DFF<Bit>,
-    clast5: DFF<Bit>,
+    /// start): every lane of the beat is fed, so the lane mask looks only at
+    /// `crem5`'s low bits.
+    cbig: Signal<Local, Bit>,
+    /// The ICRC feed's end lies in this beat: `pos <= end <= pos + K`.
+    clast: Signal<Local, Bit>,
     ce_sel4: Signal<Local, Bits<18>>,
     first5: DFF<Bits<18>>,
     peks5: DFF<Bits<18>>,
@@ -1081,8 +1092,14 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             and5: Default::default(),
             or5: Default::default(),
             crem5: Default::default(),
-            cbig5: Default::default(),
-            clast5: Default::default(),
+            ge_u5: Default::default(),
+            le_u5: Default::default(),
+            lt_u5: Default::default(),
+            ge_l5: Default::default(),
+            le_l5: Default::default(),
+            lt_l5: Default::default(),
+            cbig: Default::default(),
+            clast: Default::default(),
             ce_sel4: Default::default(),
             first5: Default::default(),
             peks5: Default::default(),
@@ -1279,12 +1296,13 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4,
             pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4, flags4,
             pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, and5, or5, crem5,
-            cbig5, clast5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, ihl_ne5,
-            frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, lt_udp5, lt_l3_5, pad_gt5,
-            pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5, flags5, pkey5,
-            fb5, qp5, ack5, psn5, ext5, pre_eth5, crc_done, prev, fl_pending, fl_need, fl_shift,
-            w_valid, w_data, wptr, r_entry, frames, job_active, job, rptr, r_valid, r_keep, r_last,
-            r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1, left, left_none, left_one
+            ge_u5, le_u5, lt_u5, ge_l5, le_l5, lt_l5, first5, peks5, shift5, pay_len5, pre_ip5,
+            v4_5, v6_5, ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, lt_udp5,
+            lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5,
+            op5, flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, crc_done, prev, fl_pending,
+            fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames, job_active, job, rptr,
+            r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1, left,
+            left_none, left_one
         );
         clock!(
             self, clock, cap, csum, crc, entries, fields, csums, jobs, hs, cs, cr, ob_data,
@@ -1593,22 +1611,14 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.ce_sel4.next = self.t_l3_4.q.val();
         }
         self.crem5.d.next = self.ce_sel4.val() - self.pos4.q.val();
-        if self.pay_small4.q.val() {
-            self.cbig5.d.next = !((self.t_udp4.q.val() >= self.pos4.q.val())
-                & (bit_cast::<19, 18>(self.t_udp4.q.val()) < self.posk4.q.val()));
-        } else {
-            self.cbig5.d.next = !((self.t_l3_4.q.val() >= self.pos4.q.val())
-                & (bit_cast::<19, 18>(self.t_l3_4.q.val()) < self.posk4.q.val()));
-        }
-        // The ICRC feed's end lies in this beat: pos4 <= end <= pos4 + K,
-        // for both candidate ends at once (no subtraction first).
-        if self.pay_small4.q.val() {
-            self.clast5.d.next = (self.t_udp4.q.val() >= self.pos4.q.val())
-                & (bit_cast::<19, 18>(self.t_udp4.q.val()) <= self.posk4.q.val());
-        } else {
-            self.clast5.d.next = (self.t_l3_4.q.val() >= self.pos4.q.val())
-                & (bit_cast::<19, 18>(self.t_l3_4.q.val()) <= self.posk4.q.val());
-        }
+        // Both candidate ends against this beat (no subtraction first, no
+        // select before the compares).
+        self.ge_u5.d.next = self.t_udp4.q.val() >= self.pos4.q.val();
+        self.le_u5.d.next = bit_cast::<19, 18>(self.t_udp4.q.val()) <= self.posk4.q.val();
+        self.lt_u5.d.next = bit_cast::<19, 18>(self.t_udp4.q.val()) < self.posk4.q.val();
+        self.ge_l5.d.next = self.t_l3_4.q.val() >= self.pos4.q.val();
+        self.le_l5.d.next = bit_cast::<19, 18>(self.t_l3_4.q.val()) <= self.posk4.q.val();
+        self.lt_l5.d.next = bit_cast::<19, 18>(self.t_l3_4.q.val()) < self.posk4.q.val();
         self.first5.d.next = (self.p4.q.val() & !self.c_kmask.val()) + self.c_k.val();
         self.peks5.d.next =
             (self.p4.q.val() & !self.c_kmask.val()) + self.c_k.val() + self.body4.q.val()
@@ -1660,23 +1670,30 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
 
         // ---- S5: ICRC feed (frame start to the end of the IP datagram).
         self.crem.next = self.crem5.q.val();
+        if self.pay_small5.q.val() {
+            self.cbig.next = !(self.ge_u5.q.val() & self.lt_u5.q.val());
+            self.clast.next = self.ge_u5.q.val() & self.le_u5.q.val();
+        } else {
+            self.cbig.next = !(self.ge_l5.q.val() & self.lt_l5.q.val());
+            self.clast.next = self.ge_l5.q.val() & self.le_l5.q.val();
+        }
         self.crc.s_init.next = self.c_init.val();
         self.crc.s_axis.tvalid.next = self.v5.q.val() & !self.crc_done.q.val();
         self.crc.s_axis.tdata.next = (self.d5.q.val() & self.and5.q.val()) | self.or5.q.val();
         // Lane b is fed while b < crem (unsigned): all of them when
-        // `cbig5`, else crem < K and its low bits decide.
-        if self.cbig5.q.val() {
+        // `cbig`, else crem < K and its low bits decide.
+        if self.cbig.val() {
             self.crc.s_axis.tkeep.next = self.k5.q.val();
         } else {
             self.crc.s_axis.tkeep.next =
                 self.k5.q.val() & !(self.c_ones.val() << (self.crem.val() & self.c_kmask.val()));
         }
-        self.crc.s_axis.tlast.next = self.l5.q.val() | self.clast5.q.val();
+        self.crc.s_axis.tlast.next = self.l5.q.val() | self.clast.val();
         self.crc.s_axis.tuser.next = false;
         if self.v5.q.val() {
             if self.l5.q.val() {
                 self.crc_done.d.next = false;
-            } else if self.clast5.q.val() {
+            } else if self.clast.val() {
                 self.crc_done.d.next = true;
             }
         }
