@@ -14,10 +14,10 @@
 //! at `data_out` two cycles later at the earliest. `write` when `full` and
 //! `read` when `empty` are ignored.
 //!
-//! [`RamFifo`] is the same queue without the output register: its head is
-//! the RAM's read at the registered pointer, for a wide word whose pop is a
-//! late handshake (a pop then moves pointers and flags, not a word-wide
-//! enable).
+//! [`RamQueue`] holds the wide part of such a FIFO's words without an
+//! output register or flags of its own: its head is the RAM's read at a
+//! registered pointer, for a wide word whose pop is a late handshake (a pop
+//! then moves a pointer, not a word-wide enable).
 
 use crate::prim::LutRam;
 use rust_hdl_core::prelude::*;
@@ -171,135 +171,88 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
     }
 }
 
-/// A FIFO of `2^A` words whose head is the RAM itself: `data_out` is the
-/// LUT RAM's asynchronous read at the registered read pointer, valid while
-/// `empty` is low; `read` pops it. There is no output register, so a pop
-/// moves only the pointer, the occupancy and the two flags (a few
-/// flip-flops), never a word-wide clock enable: for a wide word whose pop is
-/// a late handshake (a join of several queues), that keeps the handshake's
-/// fan-out small. The price is the read path, pointer flip-flops → LUT RAM
-/// → the consumer's logic, in the consumer's cycle.
+/// A queue of `2^A` words in LUT RAM with no flags of its own, for the
+/// wide part of a word whose narrow part is queued in a flagged FIFO (a
+/// [`SyncFifo`]) written and popped in the same cycles: the caller writes
+/// only while that FIFO has room and reads only while it holds a word.
+/// `data_out` is the RAM's read at the registered read pointer, so a pop
+/// moves only that pointer, never a word-wide clock enable: for a wide word
+/// whose pop is a late handshake (a join of several queues), that keeps the
+/// handshake's fan-out to a few flip-flops. The read path (pointer → LUT
+/// RAM → the consumer) is in the consumer's cycle.
 ///
-/// Capacity `2^A` words; `AP1 = A + 1`. A word stored at one edge is at
-/// `data_out` from that edge on (one cycle earlier than [`SyncFifo`]).
-/// `write` when `full` and `read` when `empty` are ignored.
+/// The write is registered (enable, address, word), so the RAM's write
+/// enables are a flip-flop and the bank decode. A word written at one edge
+/// is at `data_out` from the edge after, when it is the oldest: no later
+/// than the companion [`SyncFifo`] shows it.
 #[derive(LogicBlock)]
-pub struct RamFifo<D: Synth, const A: usize, const AP1: usize> {
+pub struct RamQueue<D: Synth, const A: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub write: Signal<In, Bit>,
     pub data_in: Signal<In, D>,
-    pub full: Signal<Out, Bit>,
     pub read: Signal<In, Bit>,
     pub data_out: Signal<Out, D>,
-    pub empty: Signal<Out, Bit>,
     ram: LutRam<D, A>,
-    wptr: DFF<Bits<AP1>>,
-    rptr: DFF<Bits<AP1>>,
-    full_q: DFF<Bit>,
-    nonempty_q: DFF<Bit>,
-    /// Words held (`wptr - rptr`), its own register as in [`SyncFifo`].
-    occ: DFF<Bits<AP1>>,
-    store: Signal<Local, Bit>,
-    pop: Signal<Local, Bit>,
-    // The flags' next values for `read` low and high; `read` only picks.
-    dm1: Signal<Local, Bit>,
-    one: Signal<Local, Bit>,
-    full0: Signal<Local, Bit>,
-    ne0: Signal<Local, Bit>,
-    ne1: Signal<Local, Bit>,
-    addr_mask: Constant<Bits<AP1>>,
-    one_less: Constant<Bits<AP1>>,
+    wptr: DFF<Bits<A>>,
+    rptr: DFF<Bits<A>>,
+    w_en: DFF<Bit>,
+    w_addr: DFF<Bits<A>>,
+    w_data: DFF<D>,
 }
 
-impl<D: Synth, const A: usize, const AP1: usize> RamFifo<D, A, AP1> {
+impl<D: Synth, const A: usize> RamQueue<D, A> {
     pub fn new() -> Self {
         assert!(
             (1..=8).contains(&A),
-            "RamFifo: address width {A} out of 1..=8"
+            "RamQueue: address width {A} out of 1..=8"
         );
-        assert_eq!(AP1, A + 1, "RamFifo: AP1 must be A + 1");
         Self {
             clock: Default::default(),
             reset: Default::default(),
             write: Default::default(),
             data_in: Default::default(),
-            full: Default::default(),
             read: Default::default(),
             data_out: Default::default(),
-            empty: Default::default(),
             ram: LutRam::new(),
             wptr: Default::default(),
             rptr: Default::default(),
-            full_q: Default::default(),
-            nonempty_q: Default::default(),
-            occ: Default::default(),
-            store: Default::default(),
-            pop: Default::default(),
-            dm1: Default::default(),
-            one: Default::default(),
-            full0: Default::default(),
-            ne0: Default::default(),
-            ne1: Default::default(),
-            addr_mask: Constant::new(((1u64 << A) - 1).into()),
-            one_less: Constant::new(((1u64 << A) - 1).into()),
+            w_en: Default::default(),
+            w_addr: Default::default(),
+            w_data: Default::default(),
         }
     }
 }
 
-impl<D: Synth, const A: usize, const AP1: usize> Default for RamFifo<D, A, AP1> {
+impl<D: Synth, const A: usize> Default for RamQueue<D, A> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<D: Synth, const A: usize, const AP1: usize> Logic for RamFifo<D, A, AP1> {
+impl<D: Synth, const A: usize> Logic for RamQueue<D, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wptr, rptr, full_q, nonempty_q, occ);
+        dff_setup!(self, clock, wptr, rptr, w_en, w_addr, w_data);
         clock!(self, clock, ram);
-        self.full.next = self.full_q.q.val();
-        self.empty.next = !self.nonempty_q.q.val();
-        self.store.next = self.write.val() & !self.full_q.q.val();
-        self.pop.next = self.read.val() & self.nonempty_q.q.val();
-        self.ram.write_enable.next = self.store.val();
-        self.ram.write_address.next = bit_cast::<A, AP1>(self.wptr.q.val() & self.addr_mask.val());
-        self.ram.write_data.next = self.data_in.val();
-        if self.store.val() {
+        self.w_en.d.next = self.write.val();
+        self.w_addr.d.next = self.wptr.q.val();
+        self.w_data.d.next = self.data_in.val();
+        if self.write.val() {
             self.wptr.d.next = self.wptr.q.val() + 1;
         }
-        self.ram.read_address.next = bit_cast::<A, AP1>(self.rptr.q.val() & self.addr_mask.val());
+        self.ram.write_enable.next = self.w_en.q.val();
+        self.ram.write_address.next = self.w_addr.q.val();
+        self.ram.write_data.next = self.w_data.q.val();
+        self.ram.read_address.next = self.rptr.q.val();
         self.data_out.next = self.ram.read_data.val();
-        if self.pop.val() {
-            self.rptr.d.next = self.rptr.q.val() + 1;
-        }
-        if self.store.val() & !self.pop.val() {
-            self.occ.d.next = self.occ.q.val() + 1;
-        } else if self.pop.val() & !self.store.val() {
-            self.occ.d.next = self.occ.q.val() - 1;
-        }
-        // Without a pop: full after a store into the last free word,
-        // non-empty after any store. With one (the FIFO held a word, so it
-        // cannot be full after): non-empty unless the popped word was the
-        // only one and none was stored.
-        self.dm1.next = self.occ.q.val() == self.one_less.val();
-        self.one.next = self.occ.q.val() == 1;
-        self.full0.next = self.full_q.q.val() | (self.store.val() & self.dm1.val());
-        self.ne0.next = self.nonempty_q.q.val() | self.store.val();
-        self.ne1.next = self.store.val() | (self.nonempty_q.q.val() & !self.one.val());
         if self.read.val() {
-            self.full_q.d.next = self.full0.val() & !self.nonempty_q.q.val();
-            self.nonempty_q.d.next = self.ne1.val();
-        } else {
-            self.full_q.d.next = self.full0.val();
-            self.nonempty_q.d.next = self.ne0.val();
+            self.rptr.d.next = self.rptr.q.val() + 1;
         }
         if self.reset.val() {
             self.wptr.d.next = 0.into();
             self.rptr.d.next = 0.into();
-            self.occ.d.next = 0.into();
-            self.full_q.d.next = false;
-            self.nonempty_q.d.next = false;
+            self.w_en.d.next = false;
         }
     }
 }
@@ -367,53 +320,57 @@ mod tests {
     }
 
     #[test]
-    fn ram_fifo_synthesizes() {
-        let mut uut = RamFifo::<Bits<33>, 5, 6>::new();
+    fn ram_queue_synthesizes() {
+        let mut uut = RamQueue::<Bits<33>, 5>::new();
         uut.connect_all();
-        yosys_validate("ram_fifo", &generate_verilog(&uut)).unwrap();
+        yosys_validate("ram_queue", &generate_verilog(&uut)).unwrap();
     }
 
     #[test]
-    fn ram_fifo_matches_a_queue() {
-        // Capacity 2^2 = 4 words. Random writes and reads against a queue,
-        // cycle by cycle: a word stored at one edge is the head from that
-        // edge on when the queue was empty, `full` is 4 words held, `empty`
-        // none, and a read pops the head.
-        type F = RamFifo<Bits<8>, 2, 3>;
+    fn ram_queue_follows_its_fifo() {
+        // A RamQueue beside a 4-word model FIFO, written and read only as
+        // that FIFO allows (the contract): the head of the model is at
+        // `data_out` from the second edge after its write on.
+        type F = RamQueue<Bits<8>, 2>;
         let mut sim = Simulation::new();
         sim.add_clock(5, |x: &mut Box<F>| x.clock.next = !x.clock.val());
         sim.add_testbench(move |mut sim: Sim<F>| {
             let mut x = sim.init()?;
-            let mut q = std::collections::VecDeque::<u64>::new();
+            // (word, edges since its write)
+            let mut q = std::collections::VecDeque::<(u64, u32)>::new();
             let mut rng = 0x2545_f491_4f6c_dd1du64;
-            let (mut next, mut fulls, mut reads) = (0u64, 0, 0);
+            let (mut next, mut checked, mut reads) = (0u64, 0, 0);
             x.reset.next = true;
             wait_clock_cycle!(sim, clock, x);
             x.reset.next = false;
             for cycle in 0..4000u64 {
-                let (write, read) = crate::testing::phased_handshake(&mut rng, cycle, 4);
-                sim_assert_eq!(sim, x.empty.val(), q.is_empty(), x);
-                sim_assert_eq!(sim, x.full.val(), q.len() == 4, x);
-                if let Some(&w) = q.front() {
-                    sim_assert_eq!(sim, x.data_out.val().index() as u64, w, x);
+                let (offer, take) = crate::testing::phased_handshake(&mut rng, cycle, 4);
+                let write = offer && q.len() < 4;
+                // The companion FIFO shows a word two edges after its write.
+                let read = take && q.front().is_some_and(|&(_, age)| age >= 2);
+                if let Some(&(w, age)) = q.front() {
+                    if age >= 2 {
+                        sim_assert_eq!(sim, x.data_out.val().index() as u64, w, x);
+                        checked += 1;
+                    }
                 }
                 x.write.next = write;
                 x.data_in.next = next.into();
                 x.read.next = read;
                 wait_clock_cycle!(sim, clock, x);
-                let store = write && q.len() < 4;
-                let taken = read && !q.is_empty();
-                if taken {
+                if read {
                     q.pop_front();
+                    reads += 1;
                 }
-                if store {
-                    q.push_back(next);
+                for e in q.iter_mut() {
+                    e.1 += 1;
+                }
+                if write {
+                    q.push_back((next, 1));
                     next = (next + 1) & 0xff;
                 }
-                fulls += (q.len() == 4) as u32;
-                reads += taken as u32;
             }
-            sim_assert!(sim, fulls > 50 && reads > 1000, x);
+            sim_assert!(sim, checked > 2000 && reads > 1000, x);
             sim.done(x)
         });
         sim.run(Box::new(F::new()), 200_000).unwrap();

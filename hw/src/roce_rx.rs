@@ -41,7 +41,7 @@
 use crate::axis_register::RegSlice;
 use crate::bram::BramOutReg;
 use crate::crc32::{Crc32, PAD_BITS};
-use crate::fifo::{RamFifo, SyncFifo};
+use crate::fifo::{RamQueue, SyncFifo};
 use crate::gf2;
 use crate::prim::{Counter32, LogicRom, XorMatrix};
 use crate::rx_prim::{
@@ -296,21 +296,23 @@ pub struct RxEntry {
 }
 
 /// The part of a queued [`RxEntry`] the join decides on (verdict parts,
-/// the read job, the ImmDt select): a queue with a head register, popped by
-/// the join's take (35 flip-flops follow the take).
+/// the read job): a queue with a head register, popped by the join's take
+/// (31 flip-flops follow the take).
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct RxCtl {
-    pub pre: Bits<4>,
-    pub post: Bits<4>,
+    /// A check before the IPv4 checksum's place in the order failed.
+    pub pre_hit: Bit,
+    /// Any check other than the checksum and the ICRC failed.
+    pub hit: Bit,
+    /// Its reason (the earliest in the order).
+    pub why: Bits<4>,
     pub v4: Bit,
     pub end_ptr: Bits<16>,
     pub last_n: Bits<8>,
-    /// ImmDt's offset index in the extension word (opcode ROM bits 21:20).
-    pub immdt_at: Bits<2>,
 }
 
 /// The rest of a queued [`RxEntry`]: fields that pass to the descriptor
-/// without a decision. Held in a [`RamFifo`], read at its registered
+/// without a decision. Held in a [`RamQueue`], read at its registered
 /// pointer straight into the output slice, so the take moves no register
 /// of them.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
@@ -328,6 +330,8 @@ pub struct RxData {
     /// Extension headers present (opcode ROM bits 15:8, `ExtKind` order).
     pub ext_present: Bits<8>,
     pub ext: Bits<224>,
+    /// ImmDt, selected from `ext` by the opcode when the entry is queued.
+    pub immdt: Bits<32>,
 }
 
 /// The descriptor as it leaves the parser: the `m_hdr_*` outputs, held in
@@ -558,6 +562,10 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     k3: DFF<Bits<K>>,
     l3: DFF<Bit>,
     b3: DFF<Bits<16>>,
+    /// `b2` clamped to 31 (the ICRC mask table has fewer rows), so the
+    /// mask decode reads five flip-flops, not a 16-bit compare.
+    mb3: DFF<Bits<5>>,
+    c_mb_max: Constant<Bits<16>>,
     pos3: DFF<Bits<18>>,
     len3: DFF<Bits<18>>,
     sel3: DFF<Bits<2>>,
@@ -719,7 +727,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     // A frame's entry, queued in two parts written and popped together
     // (at most MAX_FRAMES entries wait, so neither fills).
     entries: SyncFifo<RxCtl, 5, 6>,
-    fields: RamFifo<RxData, 5, 6>,
+    fields: RamQueue<RxData, 5>,
     csums: SyncFifo<Bit, 5, 6>,
     // --- descriptor output ---
     hdr_avail: Signal<Local, Bit>,
@@ -731,6 +739,8 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     cr: RegSlice<Bit>,
     hdr_take: Signal<Local, Bit>,
     reason: Signal<Local, Bits<4>>,
+    /// The frame is dropped (`reason` is not none), from the parts directly.
+    e_drop: Signal<Local, Bit>,
     e_flags: Signal<Local, Bits<8>>,
     e_fb: Signal<Local, Bits<8>>,
     e_ack: Signal<Local, Bits<8>>,
@@ -1042,6 +1052,8 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ext3: Default::default(),
             extlen3: Default::default(),
             mask: BeatMask::new(beat_masks(K)),
+            mb3: Default::default(),
+            c_mb_max: Constant::new(31.into()),
             v4s: Default::default(),
             d4: Default::default(),
             k4: Default::default(),
@@ -1151,7 +1163,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ram: BramOutReg::new(),
             r_entry: Default::default(),
             entries: SyncFifo::new(),
-            fields: RamFifo::new(),
+            fields: RamQueue::new(),
             csums: SyncFifo::new(),
             hdr_avail: Default::default(),
             hs: RegSlice::new(),
@@ -1159,6 +1171,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             cr: RegSlice::new(),
             hdr_take: Default::default(),
             reason: Default::default(),
+            e_drop: Default::default(),
             e_flags: Default::default(),
             e_fb: Default::default(),
             e_ack: Default::default(),
@@ -1289,7 +1302,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             lay_v6, lay_v4, take_q, reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2,
             len2, sel2, et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2,
             usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
-            b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
+            mb3, b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
             frag_bad3, proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3,
             info3, usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4,
             posk4, len4, and4, or4, pre_eth4, e4, v6_4, v4_4, ver_bad4, ihl_lt4, ihl_ne4,
@@ -1485,6 +1498,11 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.k3.d.next = self.k2.q.val();
         self.l3.d.next = self.l2.q.val();
         self.b3.d.next = self.b2.q.val();
+        if self.b2.q.val() >= self.c_mb_max.val() {
+            self.mb3.d.next = 31.into();
+        } else {
+            self.mb3.d.next = self.b2.q.val().get_bits::<5>(0);
+        }
         self.pos3.d.next = self.pos2.q.val();
         self.len3.d.next = self.len2.q.val();
         self.sel3.d.next = self.sel2.q.val();
@@ -1533,7 +1551,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
 
         // ---- S3: offsets, thresholds, Ethernet verdict, ICRC masks.
         self.extlen3.next = bit_cast::<18, 6>(self.info3.q.val().get_bits::<6>(2));
-        self.mask.beat.next = self.b3.q.val();
+        self.mask.beat.next = bit_cast::<16, 5>(self.mb3.q.val());
         self.mask.sel.next = self.sel3.q.val();
         self.v4s.d.next = self.v3.q.val();
         self.d4.d.next = self.d3.q.val();
@@ -1800,11 +1818,19 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.wptr.d.next = self.wptr.q.val() + 1;
         }
         self.entries.write.next = self.fl_pending.q.val();
-        self.entries.data_in.next.pre = self.r_entry.q.val().pre;
-        if self.r_entry.q.val().post != self.c_r_none.val() {
-            self.entries.data_in.next.post = self.r_entry.q.val().post;
+        // The join's reason is `why` on a pre hit, else bad-ip-checksum on
+        // a bad IPv4 checksum, else `why` on a hit, else bad-icrc on a bad
+        // ICRC: the entry's part of it decided here.
+        self.entries.data_in.next.pre_hit = self.r_entry.q.val().pre != self.c_r_none.val();
+        self.entries.data_in.next.hit = (self.r_entry.q.val().pre != self.c_r_none.val())
+            | (self.r_entry.q.val().post != self.c_r_none.val())
+            | (self.r_entry.q.val().post2 != self.c_r_none.val());
+        if self.r_entry.q.val().pre != self.c_r_none.val() {
+            self.entries.data_in.next.why = self.r_entry.q.val().pre;
+        } else if self.r_entry.q.val().post != self.c_r_none.val() {
+            self.entries.data_in.next.why = self.r_entry.q.val().post;
         } else {
-            self.entries.data_in.next.post = self.r_entry.q.val().post2;
+            self.entries.data_in.next.why = self.r_entry.q.val().post2;
         }
         self.entries.data_in.next.v4 = self.r_entry.q.val().v4;
         self.entries.data_in.next.end_ptr = self.wptr.q.val()
@@ -1812,8 +1838,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             + bit_cast::<16, 1>(self.fl_need.q.val().into());
         self.entries.data_in.next.last_n = self.r_entry.q.val().last_n;
         self.r_info.next = self.r_entry.q.val().info;
-        self.entries.data_in.next.immdt_at = self.r_info.val().get_bits::<2>(20);
-        self.fields.write.next = self.fl_pending.q.val();
+        self.fields.write.next = self.fl_pending.q.val() & !self.entries.full.val();
         self.fields.data_in.next.ipv6 = self.r_entry.q.val().ipv6;
         self.fields.data_in.next.src_port = self.r_entry.q.val().src_port;
         self.fields.data_in.next.opcode = self.r_entry.q.val().opcode;
@@ -1826,21 +1851,27 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.fields.data_in.next.pay_len = self.r_entry.q.val().pay_len;
         self.fields.data_in.next.ext_present = self.r_info.val().get_bits::<8>(8);
         self.fields.data_in.next.ext = self.r_entry.q.val().ext;
+        self.o_immdt.x.next = self.r_entry.q.val().ext;
+        self.o_immdt.sel.next = self.r_info.val().get_bits::<2>(20);
+        self.fields.data_in.next.immdt = self.o_immdt.y.val();
 
         // ---- Descriptor: entry + IPv4 checksum + ICRC, joined in order.
         self.crc_ok.next =
             (self.crc.m_crc.tdata.val() == self.c_residue.val()) & !self.crc.m_crc.tuser.val();
-        if self.entries.data_out.val().pre != self.c_r_none.val() {
-            self.reason.next = self.entries.data_out.val().pre;
+        if self.entries.data_out.val().pre_hit {
+            self.reason.next = self.entries.data_out.val().why;
         } else if self.entries.data_out.val().v4 & !self.cs.m_data.val() {
             self.reason.next = self.c_r_bad_csum.val();
-        } else if self.entries.data_out.val().post != self.c_r_none.val() {
-            self.reason.next = self.entries.data_out.val().post;
+        } else if self.entries.data_out.val().hit {
+            self.reason.next = self.entries.data_out.val().why;
         } else if !self.cr.m_data.val() {
             self.reason.next = self.c_r_bad_icrc.val();
         } else {
             self.reason.next = self.c_r_none.val();
         }
+        self.e_drop.next = self.entries.data_out.val().hit
+            | (self.entries.data_out.val().v4 & !self.cs.m_data.val())
+            | !self.cr.m_data.val();
         self.e_flags.next = self.fields.data_out.val().flags;
         self.e_fb.next = self.fields.data_out.val().fb;
         self.e_ack.next = self.fields.data_out.val().ack;
@@ -1889,7 +1920,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.m_hdr_atomicack_orig.next = self.hs.m_data.val().atomicack_orig;
         self.m_hdr_deth_qkey.next = self.hs.m_data.val().deth_qkey;
         self.m_hdr_deth_srcqp.next = self.hs.m_data.val().deth_srcqp;
-        self.hs.s_data.next.drop = self.reason.val() != self.c_r_none.val();
+        self.hs.s_data.next.drop = self.e_drop.val();
         self.hs.s_data.next.reason = self.reason.val();
         self.hs.s_data.next.ipv6 = self.fields.data_out.val().ipv6;
         self.hs.s_data.next.src_port = self.fields.data_out.val().src_port;
@@ -1916,8 +1947,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.o_aeth_syn.sel.next = 0.into();
         self.o_aeth_msn.x.next = self.fields.data_out.val().ext;
         self.o_aeth_msn.sel.next = 0.into();
-        self.o_immdt.x.next = self.fields.data_out.val().ext;
-        self.o_immdt.sel.next = self.entries.data_out.val().immdt_at;
         self.o_ieth.x.next = self.fields.data_out.val().ext;
         self.o_ieth.sel.next = 0.into();
         self.o_at_va.x.next = self.fields.data_out.val().ext;
@@ -1939,7 +1968,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.hs.s_data.next.reth_dmalen = self.o_reth_dmalen.y.val();
         self.hs.s_data.next.aeth_syndrome = self.o_aeth_syn.y.val();
         self.hs.s_data.next.aeth_msn = self.o_aeth_msn.y.val();
-        self.hs.s_data.next.immdt = self.o_immdt.y.val();
+        self.hs.s_data.next.immdt = self.fields.data_out.val().immdt;
         self.hs.s_data.next.ieth = self.o_ieth.y.val();
         self.hs.s_data.next.atomic_va = self.o_at_va.y.val();
         self.hs.s_data.next.atomic_rkey = self.o_at_rkey.y.val();
@@ -1953,7 +1982,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.cs.m_ready.next = self.hdr_take.val();
         self.cr.m_ready.next = self.hdr_take.val();
         self.jobs.write.next = self.hdr_take.val();
-        self.jobs.data_in.next.accept = self.reason.val() == self.c_r_none.val();
+        self.jobs.data_in.next.accept = !self.e_drop.val();
         self.jobs.data_in.next.end_ptr = self.entries.data_out.val().end_ptr;
         self.jobs.data_in.next.last_n = self.entries.data_out.val().last_n;
         self.job_beats.next = self.entries.data_out.val().end_ptr - self.prev_end.q.val();

@@ -318,6 +318,8 @@ impl<const W: usize, const K: usize> BeatMask<W, K> {
     pub fn new(table: Vec<Vec<(Vec<u8>, Vec<u8>)>>) -> Self {
         assert_eq!(table.len(), 4);
         for rows in &table {
+            // roce_rx feeds the beat index clamped to 31.
+            assert!(rows.len() < 31, "BeatMask: {} rows", rows.len());
             for (a, o) in rows {
                 assert_eq!((a.len(), o.len()), (K, K));
             }
