@@ -3,8 +3,13 @@
 //! block computes them at one request per cycle.
 //!
 //! # Memories
-//! - **MR table**: `2^MA` entries ([`MrWord`]) in block RAM, indexed by the
-//!   key's index (`key >> 8`).
+//! - **MR table**: `2^MA` entries in two block RAMs, indexed by the key's
+//!   index (`key >> 8`): the hot part ([`MrHot`]: tag, state, PD, access,
+//!   epoch; 38 bits, 10 DP16KD at 4096 entries) that every request checks,
+//!   and the cold part ([`MrCold`]: base, limit, page shift, page-table
+//!   base; 150 bits, 38 DP16KD) that only the engine uses, read a stage
+//!   later. The request path's compares gather from the 10 hot blocks and
+//!   the 7 of the TLB, not from all 47 of the one 188-bit word.
 //! - **Page table**: `2^PTA` page frame numbers (40 bits, `PA >> 12`) in
 //!   block RAM.
 //! - **TLB**: `2^TA` entries ([`TlbWord`]) in block RAM, direct mapped,
@@ -14,7 +19,10 @@
 //!   entry holds the physical frame of those 4 KiB (the region's page,
 //!   4 KiB..2 MiB, plus the offset of the 4 KiB in it, combined when the
 //!   walk fills the entry), so a hit's address is that frame and the low
-//!   12 bits of the VA, with no page mask. Because the set does not depend on the region's page
+//!   12 bits of the VA, with no page mask. The entry also says whether
+//!   those 4 KiB lie wholly inside the region (`inside`, computed by the
+//!   walk that fills it): a request within them is then in bounds with no
+//!   compare against base and limit. Because the set does not depend on the region's page
 //!   size, the TLB is read in the same cycle as the MR table, straight
 //!   from the request. Direct mapping gives the one-cycle hit with one RAM
 //!   read and one compare; set-associative would need `k` compares and a
@@ -37,20 +45,24 @@
 //! # Pipeline (requests)
 //! | cycle | work |
 //! |---|---|
-//! | accept | request registered into S1 (with its end `va + len` and last byte `va + len - 1`); MR table and TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
-//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, into S2 |
-//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD, access; the bounds compares in 32-bit halves; TLB tag and epoch match; one page (the smear's bit at the page shift) |
-//! | S3 | the reason by the rules' priority and the hit from those flags; decision: single-chunk grants, rejects (counted per reason) and zero-length grants go out; otherwise handed to the engine |
-//! | out | the decided beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers through the decision, not from `m_grant_ready`); if not taken, or if older beats wait, it goes to the output register, or to the skid register behind it (S3 and the engine write only while the skid is free) |
+//! | accept | request registered into S1 (with its end `va + len` and last byte `va + len - 1`); the hot MR part and the TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
+//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); the cold MR part read from S1's key; first and last byte in one 4 KiB page into S2 |
+//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD, access; TLB tag and epoch match, the entry's `inside` flag; the cold part moves to its output register |
+//! | S3 | the reason by the rules' priority and the hit from those flags; decision: rejects (counted per reason), zero-length grants, and grants of a hit within one 4 KiB page that is wholly inside the region go out; otherwise handed to the engine (which checks the bounds) |
+//! | out | S3's decided beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers through the decision, not from `m_grant_ready`); if not taken, or if an older beat waits, it goes to the output register or the skid register behind it |
 //!
 //! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`, the
 //! issue's goal), one
-//! request per cycle while requests hit and fit one page. A request that
-//! misses, or spans pages, goes to the *engine*, which stalls the
-//! pipeline: a walk (shift, page-table index, page-table read in two
-//! cycles, register, TLB fill, emit: 9 cycles from accept to the first
-//! chunk) and then 5 cycles per further page on hits (advance, TLB read,
-//! output register, compare, emit), walking on a miss. If the engine reads
+//! request per cycle while requests hit and stay in one 4 KiB page wholly
+//! inside their region. Any other request that passes the key, PD and
+//! access checks goes to the *engine*, which stalls the pipeline: the
+//! bounds (compare, decide: an out-of-bounds request is rejected there),
+//! then the first page (on a hit: page room, fits, emit; 8 cycles from
+//! accept to the first chunk) or a walk (shift, page-table index,
+//! page-table read in two cycles, register, TLB fill, emit: 12 cycles),
+//! then 5 cycles per further page on hits (advance, TLB read, output
+//! register, compare, emit), walking on a miss. The engine's beats go
+//! through the output register (one cycle later than S3's). If the engine reads
 //! the TLB while a request waits in S1 or S2, that request's word is lost
 //! and it walks (same outcome, more cycles).
 //!
@@ -102,20 +114,28 @@ const _: () = assert!(roce_regs::MR_SHIFT_BITS == 5);
 pub const PFN_BITS: usize = PA_BITS as usize - 12;
 const _: () = assert!(EPOCH_BITS == 8 && PFN_BITS == 40);
 
-/// One MR table entry.
+/// One MR table entry, the part every request checks in S2 (its own
+/// block RAM, 38 bits: 10 DP16KD at 4096 entries, so the checks gather
+/// from few blocks).
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
-pub struct MrWord {
+pub struct MrHot {
     pub tag: Bits<8>,
     /// [`MrState`] code.
     pub state: Bits<2>,
     pub pd: Bits<16>,
     pub access: Bits<4>,
+    pub epoch: Bits<8>,
+}
+
+/// One MR table entry, the part only the engine uses (bounds, walk): read
+/// with the hot part and registered in S3 without logic.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct MrCold {
     pub base: Bits<64>,
     /// `base + length`, exact (up to 2^64).
     pub limit: Bits<65>,
     pub shift: Bits<5>,
     pub pt_base: Bits<16>,
-    pub epoch: Bits<8>,
 }
 
 /// One TLB entry.
@@ -128,6 +148,16 @@ pub struct TlbWord {
     pub vpn: Bits<52>,
     /// The frame (`PA >> 12`) of those 4 KiB, within the region's page.
     pub pfn: Bits<40>,
+    /// The region's page shift.
+    pub shift: Bits<5>,
+    /// The region's bounds relative to those 4 KiB (`P = vpn << 12`):
+    /// the lowest offset in them inside the region, `max(base - P, 0)`,
+    /// and `min(limit - P, 2^33 - 1)`. A request in them is in bounds when
+    /// `va - P >= lo` and `va - P + len <= hi` (exact: the walk fills only
+    /// 4 KiB holding a byte of an in-bounds request, so `base - P < 4096`
+    /// and `limit > P`; `va - P + len < 2^33`).
+    pub lo: Bits<12>,
+    pub hi: Bits<33>,
 }
 
 /// One output beat: a chunk, a zero-length grant, or a reject.
@@ -142,6 +172,8 @@ pub struct GrantWord {
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Engine {
     Idle,
+    Bounds,
+    Check,
     Room,
     Fits,
     Look,
@@ -219,7 +251,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     pub cnt_out_of_bounds: Signal<Out, Bits<32>>,
     pub cnt_tlb_miss: Signal<Out, Bits<32>>,
 
-    mr: BramOutReg<MrWord, MA>,
+    mr: BramOutReg<MrHot, MA>,
+    mr_cold: BramOutReg<MrCold, MA>,
     pt: BramOutReg<Bits<40>, PTA>,
     tlb: BramOutReg<TlbWord, TA>,
 
@@ -227,8 +260,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     n_mr: Constant<Bits<32>>,
     n_pt: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
-    one64: Constant<Bits<64>>,
     low12: Constant<Bits<64>>,
+    sat33: Constant<Bits<33>>,
+    ones64: Constant<Bits<64>>,
     two64: Constant<Bits<65>>,
     shift_min: Constant<Bits<5>>,
     shift_max: Constant<Bits<5>>,
@@ -261,6 +295,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     ld2_r: DFF<Bit>,
     /// A request may be accepted this cycle (unless `s_cmd_valid`).
     room: DFF<Bit>,
+    /// The cold MR part's read and output enables.
+    cold_ce: DFF<Bit>,
+    cold_oce: DFF<Bit>,
     /// S3 hands its request to the engine; the engine finishes one. The
     /// engine's next idleness from these, not from its next state (which
     /// also depends on the TLB compare in `Compare`).
@@ -279,6 +316,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     end1: DFF<Bits<65>>,
     /// The last byte, `va + len - 1` (for a nonzero length).
     last1: DFF<Bits<64>>,
+    /// The end relative to the request's 4 KiB: `va[11:0] + len`.
+    oend1: DFF<Bits<33>>,
     zero1: DFF<Bit>,
 
     // S2: the request; its MR entry and TLB word are the RAMs' output
@@ -292,6 +331,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     va2: DFF<Bits<64>>,
     len2: DFF<Bits<32>>,
     end2: DFF<Bits<65>>,
+    oend2: DFF<Bits<33>>,
     /// Bit `s` set when the request's first and last byte differ at bit
     /// `s` or above (they are in different pages of `2^s` bytes).
     above2: DFF<Bits<32>>,
@@ -301,9 +341,6 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     smear_a: Signal<Local, Bits<64>>,
     smear_b: Signal<Local, Bits<64>>,
     smear_c: Signal<Local, Bits<64>>,
-    /// TLB entry valid, of this MR index and 4 KiB (the epoch apart).
-    tag2: Signal<Local, Bit>,
-    single2: Signal<Local, Bit>,
 
     // S3: the checks' results, registered; the decision.
     v3: DFF<Bit>,
@@ -312,28 +349,29 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     invalidated3: DFF<Bit>,
     pd_ne3: DFF<Bit>,
     denied3: DFF<Bit>,
-    // The bounds compares in halves (`va < base` on 32 + 32 bits,
-    // `end > limit` on 33 + 32), combined in S3.
-    va_lt_hi3: DFF<Bit>,
-    va_eq_hi3: DFF<Bit>,
-    va_lt_lo3: DFF<Bit>,
-    end_gt_hi3: DFF<Bit>,
-    end_eq_hi3: DFF<Bit>,
-    end_gt_lo3: DFF<Bit>,
-    /// S3's reject reason, bounds included.
+    /// The bounds from the TLB entry (meaningful on a hit): `va` below
+    /// the region, its end beyond it.
+    lo_bad3: DFF<Bit>,
+    hi_bad3: DFF<Bit>,
+    /// S3's reject reason, the bounds on a hit included (on a miss the
+    /// engine checks them).
     why3: Signal<Local, Bits<3>>,
     /// TLB tag match, and TLB epoch = MR epoch: a hit when both hold.
     tag3: DFF<Bit>,
+    /// The tag compare's `vpn` half (`tag3`: valid, MR index).
+    tag3_v: DFF<Bit>,
     epoch_eq3: DFF<Bit>,
     hit3: Signal<Local, Bit>,
+    /// First and last byte in one page of the region (the TLB entry's
+    /// page shift: meaningful on a hit).
     single3: DFF<Bit>,
+    /// The TLB entry's page shift (the engine's on a hit).
+    shift3: DFF<Bits<5>>,
+    end3: DFF<Bits<65>>,
     zero3: DFF<Bit>,
     pa3: DFF<Bits<64>>,
     len3: DFF<Bits<32>>,
     va3: DFF<Bits<64>>,
-    shift3: DFF<Bits<5>>,
-    base3: DFF<Bits<64>>,
-    ptb3: DFF<Bits<16>>,
     idx3: DFF<Bits<16>>,
     epoch3: DFF<Bits<8>>,
     pfn3: DFF<Bits<40>>,
@@ -345,6 +383,23 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_mask: DFF<Bits<64>>,
     e_shift: DFF<Bits<5>>,
     e_base: DFF<Bits<64>>,
+    e_end: DFF<Bits<65>>,
+    e_limit: DFF<Bits<65>>,
+    /// The bounds compares in halves (`va < base` on 32 + 32 bits,
+    /// `end > limit` on 33 + 32), recomputed every cycle from the registers
+    /// above (valid in `Check`), combined in `Check`.
+    e_va_lt_hi: DFF<Bit>,
+    e_va_eq_hi: DFF<Bit>,
+    e_va_lt_lo: DFF<Bit>,
+    e_end_gt_hi: DFF<Bit>,
+    e_end_eq_hi: DFF<Bit>,
+    e_end_gt_lo: DFF<Bit>,
+    /// The TLB fill's bounds for `e_va`'s 4 KiB (`TlbWord::lo`, `hi`;
+    /// `e_lp` = `limit - P`): recomputed every cycle from the registers
+    /// (valid two cycles after `e_va` changes).
+    e_lo: DFF<Bits<12>>,
+    e_lp: DFF<Bits<65>>,
+    e_hi: DFF<Bits<33>>,
     e_ptb: DFF<Bits<16>>,
     e_idx: DFF<Bits<16>>,
     e_epoch: DFF<Bits<8>>,
@@ -361,12 +416,22 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// The engine's TLB compare (`Compare`), registered; `Emit` emits on
     /// it or walks. Set by the hand-over on an S3 hit and by `Fill`.
     e_hit: DFF<Bit>,
+    /// The compare's `vpn` part in two halves, low and high 26 bits
+    /// (`e_hit` holds valid, index and epoch).
+    e_hit_v: DFF<Bit>,
+    e_hit_w: DFF<Bit>,
     e_tidx: Signal<Local, Bits<TA>>,
     e_vpn: Signal<Local, Bits<52>>,
 
     // Output register and the skid register behind it.
     q_write: Signal<Local, Bit>,
     q_data: Signal<Local, GrantWord>,
+    /// S3's beat and the engine's; only S3's is offered on the port in the
+    /// cycle it is written (the engine's go through the output register).
+    s3_write: Signal<Local, Bit>,
+    s3_data: Signal<Local, GrantWord>,
+    e_write: Signal<Local, Bit>,
+    e_data: Signal<Local, GrantWord>,
     q_pop: Signal<Local, Bit>,
     /// The beat written this cycle goes straight out (output register
     /// empty, taken by the consumer now).
@@ -396,7 +461,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     c_error: DFF<Bit>,
     /// The entry read by a command, then the word to write (the MR
     /// table's write data comes from this register).
-    c_old: DFF<MrWord>,
+    c_hot: DFF<MrHot>,
+    c_cold: DFF<MrCold>,
     c_refuse: DFF<Bit>,
     // The command, registered as the control leaves Idle: the RAM write
     // ports are driven from flip-flops only.
@@ -476,13 +542,15 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             cnt_out_of_bounds: Default::default(),
             cnt_tlb_miss: Default::default(),
             mr: BramOutReg::new(),
+            mr_cold: BramOutReg::new(),
             pt: BramOutReg::new(),
             tlb: BramOutReg::new(),
             n_mr: c(1 << MA),
             n_pt: c(1 << PTA),
             one32: c(1),
-            one64: c(1),
             low12: c(0xFFF),
+            sat33: c((1 << 33) - 1),
+            ones64: c(u64::MAX),
             two64: Constant::new(Bits::<65>::default().replace_bit(64, true)),
             shift_min: c(PAGE_SHIFT_MIN as u64),
             shift_max: c(PAGE_SHIFT_MAX as u64),
@@ -507,6 +575,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             can_go: Default::default(),
             ld2_r: Default::default(),
             room: Default::default(),
+            cold_ce: Default::default(),
+            cold_oce: Default::default(),
             e_start: Default::default(),
             e_done: Default::default(),
             v1: Default::default(),
@@ -519,6 +589,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             len1: Default::default(),
             end1: Default::default(),
             last1: Default::default(),
+            oend1: Default::default(),
             zero1: Default::default(),
             v2: Default::default(),
             tok2: Default::default(),
@@ -529,37 +600,32 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             va2: Default::default(),
             len2: Default::default(),
             end2: Default::default(),
+            oend2: Default::default(),
             above2: Default::default(),
-            zero2: Default::default(),
             span1: Default::default(),
             smear_a: Default::default(),
             smear_b: Default::default(),
             smear_c: Default::default(),
-            tag2: Default::default(),
-            single2: Default::default(),
+            zero2: Default::default(),
             v3: Default::default(),
             bad_key3: Default::default(),
             invalidated3: Default::default(),
             pd_ne3: Default::default(),
             denied3: Default::default(),
-            va_lt_hi3: Default::default(),
-            va_eq_hi3: Default::default(),
-            va_lt_lo3: Default::default(),
-            end_gt_hi3: Default::default(),
-            end_eq_hi3: Default::default(),
-            end_gt_lo3: Default::default(),
             why3: Default::default(),
             tag3: Default::default(),
+            tag3_v: Default::default(),
             epoch_eq3: Default::default(),
             hit3: Default::default(),
             single3: Default::default(),
+            shift3: Default::default(),
+            lo_bad3: Default::default(),
+            hi_bad3: Default::default(),
+            end3: Default::default(),
             zero3: Default::default(),
             pa3: Default::default(),
             len3: Default::default(),
             va3: Default::default(),
-            shift3: Default::default(),
-            base3: Default::default(),
-            ptb3: Default::default(),
             idx3: Default::default(),
             epoch3: Default::default(),
             pfn3: Default::default(),
@@ -569,6 +635,17 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_mask: Default::default(),
             e_shift: Default::default(),
             e_base: Default::default(),
+            e_end: Default::default(),
+            e_limit: Default::default(),
+            e_va_lt_hi: Default::default(),
+            e_va_eq_hi: Default::default(),
+            e_va_lt_lo: Default::default(),
+            e_end_gt_hi: Default::default(),
+            e_end_eq_hi: Default::default(),
+            e_end_gt_lo: Default::default(),
+            e_lo: Default::default(),
+            e_lp: Default::default(),
+            e_hi: Default::default(),
             e_ptb: Default::default(),
             e_idx: Default::default(),
             e_epoch: Default::default(),
@@ -582,8 +659,14 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_room: Default::default(),
             e_fits: Default::default(),
             e_hit: Default::default(),
+            e_hit_v: Default::default(),
+            e_hit_w: Default::default(),
             q_write: Default::default(),
             q_data: Default::default(),
+            s3_write: Default::default(),
+            s3_data: Default::default(),
+            e_write: Default::default(),
+            e_data: Default::default(),
             q_pop: Default::default(),
             q_pass: Default::default(),
             q_valid: Default::default(),
@@ -601,7 +684,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             c_count: Default::default(),
             c_done: Default::default(),
             c_error: Default::default(),
-            c_old: Default::default(),
+            c_hot: Default::default(),
+            c_cold: Default::default(),
             c_refuse: Default::default(),
             c_op: Default::default(),
             c_key: Default::default(),
@@ -649,6 +733,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             can_go,
             ld2_r,
             room,
+            cold_ce,
+            cold_oce,
             v1,
             t1_ok,
             key1,
@@ -659,6 +745,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             len1,
             end1,
             last1,
+            oend1,
             zero1,
             v2,
             tok2,
@@ -669,6 +756,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             va2,
             len2,
             end2,
+            oend2,
             above2,
             zero2,
             v3,
@@ -676,22 +764,18 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             invalidated3,
             pd_ne3,
             denied3,
-            va_lt_hi3,
-            va_eq_hi3,
-            va_lt_lo3,
-            end_gt_hi3,
-            end_eq_hi3,
-            end_gt_lo3,
             tag3,
+            tag3_v,
             epoch_eq3,
             single3,
+            shift3,
+            lo_bad3,
+            hi_bad3,
+            end3,
             zero3,
             pa3,
             len3,
             va3,
-            shift3,
-            base3,
-            ptb3,
             idx3,
             epoch3,
             pfn3,
@@ -701,6 +785,17 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_mask,
             e_shift,
             e_base,
+            e_end,
+            e_limit,
+            e_va_lt_hi,
+            e_va_eq_hi,
+            e_va_lt_lo,
+            e_end_gt_hi,
+            e_end_eq_hi,
+            e_end_gt_lo,
+            e_lo,
+            e_lp,
+            e_hi,
             e_ptb,
             e_idx,
             e_epoch,
@@ -712,6 +807,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_room,
             e_fits,
             e_hit,
+            e_hit_v,
+            e_hit_w,
             q_valid,
             q_out,
             q_skid_valid,
@@ -727,7 +824,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_count,
             c_done,
             c_error,
-            c_old,
+            c_hot,
+            c_cold,
             c_refuse,
             c_op,
             c_key,
@@ -746,7 +844,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_pt_we,
             c_rd
         );
-        clock!(self, clock, mr, pt, tlb);
+        clock!(self, clock, mr, mr_cold, pt, tlb);
 
         // ---- Engine-side values (from its registers).
         self.e_tidx.next =
@@ -756,23 +854,48 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             - bit_cast::<32, 64>(self.e_va.q.val() & self.e_mask.q.val());
         self.e_fits.d.next = self.e_rem.q.val() <= self.e_room.q.val();
         self.e_look.next = self.e_state.q.val() == Engine::Look;
+        self.e_va_lt_hi.d.next = bit_cast::<32, 64>(self.e_va.q.val() >> 32)
+            < bit_cast::<32, 64>(self.e_base.q.val() >> 32);
+        self.e_va_eq_hi.d.next = bit_cast::<32, 64>(self.e_va.q.val() >> 32)
+            == bit_cast::<32, 64>(self.e_base.q.val() >> 32);
+        self.e_va_lt_lo.d.next =
+            bit_cast::<32, 64>(self.e_va.q.val()) < bit_cast::<32, 64>(self.e_base.q.val());
+        self.e_end_gt_hi.d.next = bit_cast::<33, 65>(self.e_end.q.val() >> 32)
+            > bit_cast::<33, 65>(self.e_limit.q.val() >> 32);
+        self.e_end_eq_hi.d.next = bit_cast::<33, 65>(self.e_end.q.val() >> 32)
+            == bit_cast::<33, 65>(self.e_limit.q.val() >> 32);
+        self.e_end_gt_lo.d.next =
+            bit_cast::<32, 65>(self.e_end.q.val()) > bit_cast::<32, 65>(self.e_limit.q.val());
+        // Valid the cycle after `e_shift` loads (the engine's `Bounds`).
+        self.e_mask.d.next = !(self.ones64.val() << self.e_shift.q.val());
+        // `base` is below `e_va`'s 4 KiB or in it (the walk fills only
+        // 4 KiB that hold an in-bounds byte): `base - P` is its offset
+        // there, or 0.
+        if (self.e_base.q.val() >> 12) == (self.e_va.q.val() >> 12) {
+            self.e_lo.d.next = bit_cast::<12, 64>(self.e_base.q.val());
+        } else {
+            self.e_lo.d.next = 0.into();
+        }
+        self.e_lp.d.next =
+            self.e_limit.q.val() - bit_cast::<65, 64>(self.e_va.q.val() & !self.low12.val());
+        if (self.e_lp.q.val() >> 33).any() {
+            self.e_hi.d.next = self.sat33.val();
+        } else {
+            self.e_hi.d.next = bit_cast::<33, 65>(self.e_lp.q.val());
+        }
 
         // ---- S2: every check, on the RAMs' output registers.
-        self.tag2.next = self.tok2.q.val()
-            & self.tlb.read_data.val().valid
-            & (self.tlb.read_data.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8))
-            & (self.tlb.read_data.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12));
-        // First and last byte in one page: no bit above the page offset differs.
-        self.single2.next =
-            !bit_cast::<1, 32>(self.above2.q.val() >> self.mr.read_data.val().shift).any();
 
         // Memory port defaults.
         self.mr.write_enable.next = self.c_we.q.val();
         self.mr.write_address.next = self.c_waddr.q.val();
-        self.mr.write_data.next = self.c_old.q.val();
+        self.mr.write_data.next = self.c_hot.q.val();
         self.mr.read_enable.next = false;
         self.mr.output_enable.next = false;
         self.mr.read_address.next = bit_cast::<MA, 32>(self.s_req_key.val() >> 8);
+        self.mr_cold.write_enable.next = self.c_we.q.val();
+        self.mr_cold.write_address.next = self.c_waddr.q.val();
+        self.mr_cold.write_data.next = self.c_cold.q.val();
         self.pt.write_enable.next = self.c_pt_we.q.val();
         self.pt.write_address.next = bit_cast::<PTA, 32>(self.c_index.q.val());
         self.pt.write_data.next = bit_cast::<40, 64>(self.c_addr.q.val() >> 12);
@@ -792,6 +915,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 | (self.e_va.q.val() & self.e_mask.q.val()))
                 >> 12,
         );
+        self.tlb.write_data.next.shift = self.e_shift.q.val();
+        self.tlb.write_data.next.lo = self.e_lo.q.val();
+        self.tlb.write_data.next.hi = self.e_hi.q.val();
         self.tlb.read_enable.next = false;
         self.tlb.output_enable.next = false;
         self.tlb.read_address.next = bit_cast::<TA, 64>(self.s_req_va.val() >> 12)
@@ -814,6 +940,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.s3_fire.next = self.v3.q.val() & self.can_go.q.val();
         self.ld3.next = self.v2.q.val() & (!self.v3.q.val() | self.can_go.q.val());
         self.ld2.next = self.ld2_r.q.val();
+        // The cold part is read a stage behind the hot part: addressed from
+        // S1's key as the request enters S2, on the output register as it
+        // enters S3. Its enables are registers (`cold_ce`, `cold_oce`: S2's
+        // and S3's loads, or the command's read, computed a cycle ahead).
+        self.mr_cold.read_enable.next = self.cold_ce.q.val();
+        self.mr_cold.output_enable.next = self.cold_oce.q.val();
+        self.mr_cold.read_address.next = bit_cast::<MA, 32>(self.key1.q.val() >> 8);
         self.s_req_ready.next = self.room.q.val() & !self.s_cmd_valid.val();
         self.ld1.next = self.s_req_valid.val() & self.s_req_ready.val();
         self.drained.next = !self.v1.q.val()
@@ -838,6 +971,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 bit_cast::<65, 64>(self.s_req_va.val()) + bit_cast::<65, 32>(self.s_req_len.val());
             self.last1.d.next =
                 self.s_req_va.val() + bit_cast::<64, 32>(self.s_req_len.val() - self.one32.val());
+            self.oend1.d.next = bit_cast::<33, 64>(self.s_req_va.val() & self.low12.val())
+                + bit_cast::<33, 32>(self.s_req_len.val());
             self.zero1.d.next = self.s_req_len.val() == 0;
         } else {
             if self.ld2.val() {
@@ -878,6 +1013,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.va2.d.next = self.va1.q.val();
             self.len2.d.next = self.len1.q.val();
             self.end2.d.next = self.end1.q.val();
+            self.oend2.d.next = self.oend1.q.val();
             self.above2.d.next = bit_cast::<32, 64>(self.smear_c.val());
             self.zero2.d.next = self.zero1.q.val();
         } else {
@@ -900,30 +1036,26 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.invalidated3.d.next = self.mr.read_data.val().state == self.st_invalid.val();
             self.pd_ne3.d.next = self.mr.read_data.val().pd != self.pd2.q.val();
             self.denied3.d.next = (self.access2.q.val() & !self.mr.read_data.val().access).any();
-            self.tag3.d.next = self.tag2.val();
+            self.tag3.d.next = self.tok2.q.val()
+                & self.tlb.read_data.val().valid
+                & (self.tlb.read_data.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8));
+            self.tag3_v.d.next =
+                self.tlb.read_data.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12);
             self.epoch_eq3.d.next = self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch;
-            self.va_lt_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
-                < bit_cast::<32, 64>(self.mr.read_data.val().base >> 32);
-            self.va_eq_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
-                == bit_cast::<32, 64>(self.mr.read_data.val().base >> 32);
-            self.va_lt_lo3.d.next = bit_cast::<32, 64>(self.va2.q.val())
-                < bit_cast::<32, 64>(self.mr.read_data.val().base);
-            self.end_gt_hi3.d.next = bit_cast::<33, 65>(self.end2.q.val() >> 32)
-                > bit_cast::<33, 65>(self.mr.read_data.val().limit >> 32);
-            self.end_eq_hi3.d.next = bit_cast::<33, 65>(self.end2.q.val() >> 32)
-                == bit_cast::<33, 65>(self.mr.read_data.val().limit >> 32);
-            self.end_gt_lo3.d.next = bit_cast::<32, 65>(self.end2.q.val())
-                > bit_cast::<32, 65>(self.mr.read_data.val().limit);
-            self.single3.d.next = self.single2.val();
+            // One page: no bit at or above the page shift differs.
+            self.single3.d.next =
+                !bit_cast::<1, 32>(self.above2.q.val() >> self.tlb.read_data.val().shift).any();
+            self.shift3.d.next = self.tlb.read_data.val().shift;
+            self.lo_bad3.d.next =
+                bit_cast::<12, 64>(self.va2.q.val()) < self.tlb.read_data.val().lo;
+            self.hi_bad3.d.next = self.oend2.q.val() > self.tlb.read_data.val().hi;
+            self.end3.d.next = self.end2.q.val();
             self.zero3.d.next = self.zero2.q.val();
             // The TLB holds the frame of the request's 4 KiB: no page mask.
             self.pa3.d.next = (bit_cast::<64, 40>(self.tlb.read_data.val().pfn) << 12)
                 | (self.va2.q.val() & self.low12.val());
             self.len3.d.next = self.len2.q.val();
             self.va3.d.next = self.va2.q.val();
-            self.shift3.d.next = self.mr.read_data.val().shift;
-            self.base3.d.next = self.mr.read_data.val().base;
-            self.ptb3.d.next = self.mr.read_data.val().pt_base;
             self.idx3.d.next = bit_cast::<16, 32>(self.key2.q.val() >> 8);
             self.epoch3.d.next = self.mr.read_data.val().epoch;
             self.pfn3.d.next = self.tlb.read_data.val().pfn;
@@ -942,27 +1074,23 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.why3.next = self.r_pd.val();
         } else if self.denied3.q.val() {
             self.why3.next = self.r_access.val();
-        } else if self.va_lt_hi3.q.val()
-            | (self.va_eq_hi3.q.val() & self.va_lt_lo3.q.val())
-            | self.end_gt_hi3.q.val()
-            | (self.end_eq_hi3.q.val() & self.end_gt_lo3.q.val())
-        {
+        } else if self.hit3.val() & (self.lo_bad3.q.val() | self.hi_bad3.q.val()) {
             self.why3.next = self.r_bounds.val();
         }
-        self.hit3.next = self.tag3.q.val() & self.epoch_eq3.q.val();
-        self.q_write.next = false;
+        self.hit3.next = self.tag3.q.val() & self.tag3_v.q.val() & self.epoch_eq3.q.val();
+        self.s3_write.next = false;
         self.e_start.next = false;
         self.e_done.next = false;
-        self.q_data.next.pa = 0.into();
-        self.q_data.next.len = 0.into();
-        self.q_data.next.last = true;
-        self.q_data.next.reason = 0.into();
+        self.s3_data.next.pa = 0.into();
+        self.s3_data.next.len = 0.into();
+        self.s3_data.next.last = true;
+        self.s3_data.next.reason = 0.into();
         if self.s3_fire.val() {
             if self.zero3.q.val() {
-                self.q_write.next = true;
+                self.s3_write.next = true;
             } else if self.why3.val().any() {
-                self.q_write.next = true;
-                self.q_data.next.reason = self.why3.val();
+                self.s3_write.next = true;
+                self.s3_data.next.reason = self.why3.val();
                 if self.why3.val() == self.r_bad_key.val() {
                     self.n_bad_key.d.next = self.n_bad_key.q.val() + 1;
                 }
@@ -979,36 +1107,80 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                     self.n_bounds.d.next = self.n_bounds.q.val() + 1;
                 }
             } else if self.hit3.val() & self.single3.q.val() {
-                self.q_write.next = true;
-                self.q_data.next.pa = self.pa3.q.val();
-                self.q_data.next.len = self.len3.q.val();
+                self.s3_write.next = true;
+                self.s3_data.next.pa = self.pa3.q.val();
+                self.s3_data.next.len = self.len3.q.val();
             } else {
-                self.e_va.d.next = self.va3.q.val();
-                self.e_rem.d.next = self.len3.q.val();
-                self.e_mask.d.next = (self.one64.val() << self.shift3.q.val()) - 1;
-                self.e_shift.d.next = self.shift3.q.val();
-                self.e_base.d.next = self.base3.q.val();
-                self.e_ptb.d.next = self.ptb3.q.val();
-                self.e_idx.d.next = self.idx3.q.val();
-                self.e_epoch.d.next = self.epoch3.q.val();
-                self.e_pfn.d.next = self.pfn3.q.val();
                 self.e_start.next = true;
-                self.e_hit.d.next = true;
                 if self.hit3.val() {
-                    // Wait for e_room and e_fits, then emit the first page.
+                    // In bounds (checked in S3 from the TLB entry): wait for
+                    // e_room and e_fits, then emit the first page.
                     self.e_state.d.next = Engine::Room;
                 } else {
-                    self.e_state.d.next = Engine::Shift;
+                    // A miss: the bounds first (from the cold part), then
+                    // a walk.
+                    self.e_state.d.next = Engine::Bounds;
                 }
             }
+        }
+        // While the engine is idle its registers follow S3's request (it
+        // uses them only once started): the hand-over sets only its state,
+        // and the decision drives no load enables.
+        if self.e_state.q.val() == Engine::Idle {
+            self.e_va.d.next = self.va3.q.val();
+            self.e_rem.d.next = self.len3.q.val();
+            // The cold part of the MR entry is on the RAM's output
+            // register in S3.
+            self.e_shift.d.next = self.mr_cold.read_data.val().shift;
+            self.e_base.d.next = self.mr_cold.read_data.val().base;
+            self.e_ptb.d.next = self.mr_cold.read_data.val().pt_base;
+            self.e_idx.d.next = self.idx3.q.val();
+            self.e_epoch.d.next = self.epoch3.q.val();
+            self.e_pfn.d.next = self.pfn3.q.val();
+            self.e_end.d.next = self.end3.q.val();
+            self.e_limit.d.next = self.mr_cold.read_data.val().limit;
+            self.e_hit.d.next = true;
+            self.e_hit_v.d.next = true;
+            self.e_hit_w.d.next = true;
+            // The mask from the TLB's page shift (a register): right for
+            // a hit's first page (`Room`); a miss's `Bounds` recomputes it
+            // from the cold part's `e_shift`.
+            self.e_mask.d.next = !(self.ones64.val() << self.shift3.q.val());
         }
         if self.e_state.q.val() == Engine::Shift {
             self.n_miss.d.next = self.n_miss.q.val() + 1;
         }
 
+        self.e_write.next = false;
+        self.e_data.next.pa = 0.into();
+        self.e_data.next.len = 0.into();
+        self.e_data.next.last = true;
+        self.e_data.next.reason = 0.into();
         // ---- Engine.
         match self.e_state.q.val() {
             Engine::Idle => {}
+            Engine::Bounds => {
+                // The bounds compares are registered at the end of this cycle.
+                self.e_state.d.next = Engine::Check;
+            }
+            Engine::Check => {
+                if self.e_va_lt_hi.q.val()
+                    | (self.e_va_eq_hi.q.val() & self.e_va_lt_lo.q.val())
+                    | self.e_end_gt_hi.q.val()
+                    | (self.e_end_eq_hi.q.val() & self.e_end_gt_lo.q.val())
+                {
+                    // Out of bounds: one reject beat.
+                    if !self.q_skid_valid.q.val() {
+                        self.e_write.next = true;
+                        self.e_data.next.reason = self.r_bounds.val();
+                        self.n_bounds.d.next = self.n_bounds.q.val() + 1;
+                        self.e_done.next = true;
+                        self.e_state.d.next = Engine::Idle;
+                    }
+                } else {
+                    self.e_state.d.next = Engine::Shift;
+                }
+            }
             Engine::Room => {
                 self.e_state.d.next = Engine::Fits;
             }
@@ -1032,8 +1204,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                 self.e_hit.d.next = self.tlb.read_data.val().valid
                     & (self.tlb.read_data.val().index == self.e_idx.q.val())
-                    & (self.tlb.read_data.val().epoch == self.e_epoch.q.val())
-                    & (self.tlb.read_data.val().vpn == self.e_vpn.val());
+                    & (self.tlb.read_data.val().epoch == self.e_epoch.q.val());
+                self.e_hit_v.d.next = bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
+                    == bit_cast::<26, 52>(self.e_vpn.val());
+                self.e_hit_w.d.next = bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
+                    == bit_cast::<26, 52>(self.e_vpn.val() >> 26);
                 self.e_state.d.next = Engine::Emit;
             }
             Engine::Shift => {
@@ -1062,23 +1237,25 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             Engine::Fill => {
                 self.tlb.write_enable.next = true;
                 self.e_hit.d.next = true;
+                self.e_hit_v.d.next = true;
+                self.e_hit_w.d.next = true;
                 self.e_state.d.next = Engine::Emit;
             }
             Engine::Emit => {
-                if !self.e_hit.q.val() {
+                if !(self.e_hit.q.val() & self.e_hit_v.q.val() & self.e_hit_w.q.val()) {
                     self.e_state.d.next = Engine::Shift;
                 } else if !self.q_skid_valid.q.val() {
-                    self.q_write.next = true;
-                    self.q_data.next.pa = ((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12)
+                    self.e_write.next = true;
+                    self.e_data.next.pa = ((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12)
                         & !self.e_mask.q.val())
                         | (self.e_va.q.val() & self.e_mask.q.val());
                     if self.e_fits.q.val() {
-                        self.q_data.next.len = self.e_rem.q.val();
+                        self.e_data.next.len = self.e_rem.q.val();
                         self.e_done.next = true;
                         self.e_state.d.next = Engine::Idle;
                     } else {
-                        self.q_data.next.len = self.e_room.q.val();
-                        self.q_data.next.last = false;
+                        self.e_data.next.len = self.e_room.q.val();
+                        self.e_data.next.last = false;
                         self.e_chunk.d.next = self.e_room.q.val();
                         self.e_state.d.next = Engine::Advance;
                     }
@@ -1090,13 +1267,21 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Look;
             }
         }
+        // One beat written this cycle: S3's or the engine's (never both:
+        // S3 goes only while the engine is idle).
+        self.q_write.next = self.s3_write.val() | self.e_write.val();
+        if self.e_write.val() {
+            self.q_data.next = self.e_data.val();
+        } else {
+            self.q_data.next = self.s3_data.val();
+        }
         // ---- Output: the output register and a skid register behind it.
         // With the output register empty (and so the skid register), the
         // beat written this cycle is offered on the port at once and
         // stored only if not taken. A beat is written only while the skid
         // register is free (S3's `can_go`, the engine's `Emit`).
         self.q_pop.next = self.q_valid.q.val() & self.m_grant_ready.val();
-        self.q_pass.next = !self.q_valid.q.val() & self.q_write.val() & self.m_grant_ready.val();
+        self.q_pass.next = !self.q_valid.q.val() & self.s3_write.val() & self.m_grant_ready.val();
         if self.q_write.val() {
             self.q_skid.d.next = self.q_data.val();
         }
@@ -1116,17 +1301,17 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
         // `valid` and the beat come from registers only (S3, the engine,
         // the output register), never from `m_grant_ready`.
-        self.m_grant_valid.next = self.q_valid.q.val() | self.q_write.val();
+        self.m_grant_valid.next = self.q_valid.q.val() | self.s3_write.val();
         if self.q_valid.q.val() {
             self.m_grant_pa.next = self.q_out.q.val().pa;
             self.m_grant_len.next = self.q_out.q.val().len;
             self.m_grant_last.next = self.q_out.q.val().last;
             self.m_grant_reason.next = self.q_out.q.val().reason;
         } else {
-            self.m_grant_pa.next = self.q_data.val().pa;
-            self.m_grant_len.next = self.q_data.val().len;
-            self.m_grant_last.next = self.q_data.val().last;
-            self.m_grant_reason.next = self.q_data.val().reason;
+            self.m_grant_pa.next = self.s3_data.val().pa;
+            self.m_grant_len.next = self.s3_data.val().len;
+            self.m_grant_last.next = self.s3_data.val().last;
+            self.m_grant_reason.next = self.s3_data.val().reason;
         }
 
         // ---- Control plane. The command is registered as it leaves Idle,
@@ -1140,6 +1325,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             // not to need it).
             self.mr.read_enable.next = true;
             self.mr.read_address.next = self.c_waddr.q.val();
+            self.mr_cold.read_address.next = self.c_waddr.q.val();
         }
         match self.c_state.q.val() {
             Control::Sweep => {
@@ -1148,8 +1334,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.tlb.write_data.next.valid = false;
                 self.c_we.d.next = self.c_sweep_mr.q.val();
                 self.c_waddr.d.next = bit_cast::<MA, 16>(self.c_count.q.val());
-                self.c_old.d.next.state = self.st_free.val();
-                self.c_old.d.next.epoch = 0.into();
+                self.c_hot.d.next.state = self.st_free.val();
+                self.c_hot.d.next.epoch = 0.into();
                 self.c_count.d.next = self.c_count.q.val() + 1;
                 if self.c_count.q.val() == self.sweep_last.val() {
                     self.c_state.d.next = Control::Flush;
@@ -1201,7 +1387,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.c_state.d.next = Control::Capture;
             }
             Control::Capture => {
-                self.c_old.d.next = self.mr.read_data.val();
+                self.c_hot.d.next = self.mr.read_data.val();
+                self.c_cold.d.next = self.mr_cold.read_data.val();
                 self.c_state.d.next = Control::Modify;
             }
             Control::Modify => {
@@ -1212,26 +1399,26 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                         self.c_err.d.next = true;
                     } else {
                         self.c_we.d.next = true;
-                        self.c_old.d.next.tag = bit_cast::<8, 32>(self.c_key.q.val());
-                        self.c_old.d.next.state = self.st_valid.val();
-                        self.c_old.d.next.pd = self.c_pd.q.val();
-                        self.c_old.d.next.access = self.c_access.q.val();
-                        self.c_old.d.next.base = self.c_addr.q.val();
-                        self.c_old.d.next.limit = self.c_limit.q.val();
-                        self.c_old.d.next.shift = self.c_shift.q.val();
-                        self.c_old.d.next.pt_base = bit_cast::<16, 32>(self.c_index.q.val());
-                        self.c_old.d.next.epoch = self.c_old.q.val().epoch + 1;
+                        self.c_hot.d.next.tag = bit_cast::<8, 32>(self.c_key.q.val());
+                        self.c_hot.d.next.state = self.st_valid.val();
+                        self.c_hot.d.next.pd = self.c_pd.q.val();
+                        self.c_hot.d.next.access = self.c_access.q.val();
+                        self.c_cold.d.next.base = self.c_addr.q.val();
+                        self.c_cold.d.next.limit = self.c_limit.q.val();
+                        self.c_cold.d.next.shift = self.c_shift.q.val();
+                        self.c_cold.d.next.pt_base = bit_cast::<16, 32>(self.c_index.q.val());
+                        self.c_hot.d.next.epoch = self.c_hot.q.val().epoch + 1;
                         // The epoch wraps: sweep the TLB, keep the MRs.
-                        self.c_wrap.d.next = self.c_old.q.val().epoch == 0xFF;
+                        self.c_wrap.d.next = self.c_hot.q.val().epoch == 0xFF;
                     }
                 } else if self.c_op.q.val() == self.op_deregister.val() {
                     self.c_we.d.next = true;
-                    self.c_old.d.next.state = self.st_free.val();
-                } else if (self.c_old.q.val().state == self.st_valid.val())
-                    & (self.c_old.q.val().tag == bit_cast::<8, 32>(self.c_key.q.val()))
+                    self.c_hot.d.next.state = self.st_free.val();
+                } else if (self.c_hot.q.val().state == self.st_valid.val())
+                    & (self.c_hot.q.val().tag == bit_cast::<8, 32>(self.c_key.q.val()))
                 {
                     self.c_we.d.next = true;
-                    self.c_old.d.next.state = self.st_invalid.val();
+                    self.c_hot.d.next.state = self.st_invalid.val();
                 } else {
                     self.c_err.d.next = true;
                 }
@@ -1288,6 +1475,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             & !self.q_skid_valid.d.val();
         self.ld2_r.d.next =
             self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.can_go.d.val());
+        self.cold_ce.d.next = self.ld2_r.d.val() | self.c_rd.d.val();
+        self.cold_oce.d.next = (self.v2.d.val() & (!self.v3.d.val() | self.can_go.d.val()))
+            | (self.c_state.d.val() == Control::Wait);
         self.room.d.next = (self.c_state.d.val() == Control::Idle)
             & ((self.e_state.q.val() != Engine::Advance) | self.reset.val())
             & (!self.v1.d.val() | self.ld2_r.d.val());
