@@ -148,8 +148,9 @@ pub struct TlbWord {
     pub vpn: Bits<52>,
     /// The frame (`PA >> 12`) of those 4 KiB, within the region's page.
     pub pfn: Bits<40>,
-    /// The region's page shift.
-    pub shift: Bits<5>,
+    /// The region's page shift, less 12 (`0..=9`: the one-page test is
+    /// a 16-way select).
+    pub pidx: Bits<4>,
     /// The region's bounds relative to those 4 KiB (`P = vpn << 12`):
     /// the lowest offset in them inside the region, `max(base - P, 0)`,
     /// and `min(limit - P, 2^33 - 1)`. A request in them is in bounds when
@@ -178,6 +179,7 @@ enum Engine {
     Fits,
     Look,
     Wait,
+    Capture,
     Compare,
     Shift,
     Index,
@@ -263,6 +265,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     low12: Constant<Bits<64>>,
     sat33: Constant<Bits<33>>,
     ones64: Constant<Bits<64>>,
+    ones_hi12: Constant<Bits<64>>,
     two64: Constant<Bits<65>>,
     shift_min: Constant<Bits<5>>,
     shift_max: Constant<Bits<5>>,
@@ -285,7 +288,16 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     ld2: Signal<Local, Bit>,
     ld3: Signal<Local, Bit>,
     s3_fire: Signal<Local, Bit>,
-    e_look: Signal<Local, Bit>,
+    /// The engine reads the TLB this cycle (`Look`): the TLB read-address
+    /// mux selected by a flip-flop.
+    e_look: DFF<Bit>,
+    /// The page table's read and output enables (`Read`, `Hold`).
+    pt_ce: DFF<Bit>,
+    pt_oce: DFF<Bit>,
+    /// The TLB write port's registers (fill or sweep).
+    tw_we: DFF<Bit>,
+    tw_addr: DFF<Bits<TA>>,
+    tw_data: DFF<TlbWord>,
     // The flow-control decisions, each a register computed a cycle ahead
     // from the next-state values (the RAM clock enables come from flip-flops
     // through at most one gate).
@@ -302,6 +314,15 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// engine's next idleness from these, not from its next state (which
     /// also depends on the TLB compare in `Compare`).
     e_start: Signal<Local, Bit>,
+    /// The flow control's next values for each outcome of S3's decision.
+    fc_free: Signal<Local, Bit>,
+    fc_skid_s: Signal<Local, Bit>,
+    fc_skid_e: Signal<Local, Bit>,
+    fc_go_s: Signal<Local, Bit>,
+    fc_go_e: Signal<Local, Bit>,
+    fc_ld2_s: Signal<Local, Bit>,
+    fc_ld2_e: Signal<Local, Bit>,
+    fc_room: Signal<Local, Bit>,
     e_done: Signal<Local, Bit>,
 
     // S1: request whose MR entry and TLB set are being read.
@@ -333,8 +354,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     end2: DFF<Bits<65>>,
     oend2: DFF<Bits<33>>,
     /// Bit `s` set when the request's first and last byte differ at bit
-    /// `s` or above (they are in different pages of `2^s` bytes).
-    above2: DFF<Bits<32>>,
+    /// `12 + s` or above (they are in different pages of `2^(12 + s)`
+    /// bytes).
+    above2: DFF<Bits<16>>,
     zero2: DFF<Bit>,
     /// First and last byte XORed, and that smeared towards bit 0.
     span1: Signal<Local, Bits<64>>,
@@ -347,12 +369,18 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     // Each check's failure, registered; the priority is S3's (`why3`).
     bad_key3: DFF<Bit>,
     invalidated3: DFF<Bit>,
+    /// PD differs, in two 8-bit halves.
     pd_ne3: DFF<Bit>,
+    pd_ne_hi3: DFF<Bit>,
     denied3: DFF<Bit>,
     /// The bounds from the TLB entry (meaningful on a hit): `va` below
     /// the region, its end beyond it.
     lo_bad3: DFF<Bit>,
     hi_bad3: DFF<Bit>,
+    /// `hi_bad3` is the end above `hi` on the high 17 bits; this, equal
+    /// there; and above on the low 16 bits.
+    hi_eq3: DFF<Bit>,
+    hi_lo_bad3: DFF<Bit>,
     /// S3's reject reason, the bounds on a hit included (on a miss the
     /// engine checks them).
     why3: Signal<Local, Bits<3>>,
@@ -360,13 +388,15 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     tag3: DFF<Bit>,
     /// The tag compare's `vpn` half (`tag3`: valid, MR index).
     tag3_v: DFF<Bit>,
+    /// `tag3_v` is the low 26 bits of `vpn`, this the high 26.
+    tag3_w: DFF<Bit>,
     epoch_eq3: DFF<Bit>,
     hit3: Signal<Local, Bit>,
     /// First and last byte in one page of the region (the TLB entry's
     /// page shift: meaningful on a hit).
     single3: DFF<Bit>,
-    /// The TLB entry's page shift (the engine's on a hit).
-    shift3: DFF<Bits<5>>,
+    /// The TLB entry's page shift less 12 (the engine's on a hit).
+    pidx3: DFF<Bits<4>>,
     end3: DFF<Bits<65>>,
     zero3: DFF<Bit>,
     pa3: DFF<Bits<64>>,
@@ -398,6 +428,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// `e_lp` = `limit - P`): recomputed every cycle from the registers
     /// (valid two cycles after `e_va` changes).
     e_lo: DFF<Bits<12>>,
+    /// `base >> 12 == e_va >> 12`, in two 26-bit halves (for `e_lo`).
+    e_beq_lo: DFF<Bit>,
+    e_beq_hi: DFF<Bit>,
     e_lp: DFF<Bits<65>>,
     e_hi: DFF<Bits<33>>,
     e_ptb: DFF<Bits<16>>,
@@ -416,6 +449,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// The engine's TLB compare (`Compare`), registered; `Emit` emits on
     /// it or walks. Set by the hand-over on an S3 hit and by `Fill`.
     e_hit: DFF<Bit>,
+    /// The TLB word the engine read (`Capture`), compared in `Compare`.
+    e_tw: DFF<TlbWord>,
     /// The compare's `vpn` part in two halves, low and high 26 bits
     /// (`e_hit` holds valid, index and epoch).
     e_hit_v: DFF<Bit>,
@@ -551,6 +586,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             low12: c(0xFFF),
             sat33: c((1 << 33) - 1),
             ones64: c(u64::MAX),
+            ones_hi12: c(!0xFFF),
             two64: Constant::new(Bits::<65>::default().replace_bit(64, true)),
             shift_min: c(PAGE_SHIFT_MIN as u64),
             shift_max: c(PAGE_SHIFT_MAX as u64),
@@ -572,12 +608,25 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             ld3: Default::default(),
             s3_fire: Default::default(),
             e_look: Default::default(),
+            pt_ce: Default::default(),
+            pt_oce: Default::default(),
+            tw_we: Default::default(),
+            tw_addr: Default::default(),
+            tw_data: Default::default(),
             can_go: Default::default(),
             ld2_r: Default::default(),
             room: Default::default(),
             cold_ce: Default::default(),
             cold_oce: Default::default(),
             e_start: Default::default(),
+            fc_free: Default::default(),
+            fc_skid_s: Default::default(),
+            fc_skid_e: Default::default(),
+            fc_go_s: Default::default(),
+            fc_go_e: Default::default(),
+            fc_ld2_s: Default::default(),
+            fc_ld2_e: Default::default(),
+            fc_room: Default::default(),
             e_done: Default::default(),
             v1: Default::default(),
             t1_ok: Default::default(),
@@ -611,16 +660,20 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             bad_key3: Default::default(),
             invalidated3: Default::default(),
             pd_ne3: Default::default(),
+            pd_ne_hi3: Default::default(),
             denied3: Default::default(),
             why3: Default::default(),
             tag3: Default::default(),
             tag3_v: Default::default(),
+            tag3_w: Default::default(),
             epoch_eq3: Default::default(),
             hit3: Default::default(),
             single3: Default::default(),
-            shift3: Default::default(),
+            pidx3: Default::default(),
             lo_bad3: Default::default(),
             hi_bad3: Default::default(),
+            hi_eq3: Default::default(),
+            hi_lo_bad3: Default::default(),
             end3: Default::default(),
             zero3: Default::default(),
             pa3: Default::default(),
@@ -644,6 +697,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_end_eq_hi: Default::default(),
             e_end_gt_lo: Default::default(),
             e_lo: Default::default(),
+            e_beq_lo: Default::default(),
+            e_beq_hi: Default::default(),
             e_lp: Default::default(),
             e_hi: Default::default(),
             e_ptb: Default::default(),
@@ -659,6 +714,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_room: Default::default(),
             e_fits: Default::default(),
             e_hit: Default::default(),
+            e_tw: Default::default(),
             e_hit_v: Default::default(),
             e_hit_w: Default::default(),
             q_write: Default::default(),
@@ -731,6 +787,12 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self,
             clock,
             can_go,
+            e_look,
+            pt_ce,
+            pt_oce,
+            tw_we,
+            tw_addr,
+            tw_data,
             ld2_r,
             room,
             cold_ce,
@@ -763,14 +825,18 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             bad_key3,
             invalidated3,
             pd_ne3,
+            pd_ne_hi3,
             denied3,
             tag3,
             tag3_v,
+            tag3_w,
             epoch_eq3,
             single3,
-            shift3,
+            pidx3,
             lo_bad3,
             hi_bad3,
+            hi_eq3,
+            hi_lo_bad3,
             end3,
             zero3,
             pa3,
@@ -794,6 +860,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_end_eq_hi,
             e_end_gt_lo,
             e_lo,
+            e_beq_lo,
+            e_beq_hi,
             e_lp,
             e_hi,
             e_ptb,
@@ -807,6 +875,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_room,
             e_fits,
             e_hit,
+            e_tw,
             e_hit_v,
             e_hit_w,
             q_valid,
@@ -853,7 +922,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.e_room.d.next = (self.one32.val() << self.e_shift.q.val())
             - bit_cast::<32, 64>(self.e_va.q.val() & self.e_mask.q.val());
         self.e_fits.d.next = self.e_rem.q.val() <= self.e_room.q.val();
-        self.e_look.next = self.e_state.q.val() == Engine::Look;
         self.e_va_lt_hi.d.next = bit_cast::<32, 64>(self.e_va.q.val() >> 32)
             < bit_cast::<32, 64>(self.e_base.q.val() >> 32);
         self.e_va_eq_hi.d.next = bit_cast::<32, 64>(self.e_va.q.val() >> 32)
@@ -871,7 +939,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // `base` is below `e_va`'s 4 KiB or in it (the walk fills only
         // 4 KiB that hold an in-bounds byte): `base - P` is its offset
         // there, or 0.
-        if (self.e_base.q.val() >> 12) == (self.e_va.q.val() >> 12) {
+        self.e_beq_lo.d.next = bit_cast::<26, 64>(self.e_base.q.val() >> 12)
+            == bit_cast::<26, 64>(self.e_va.q.val() >> 12);
+        self.e_beq_hi.d.next = bit_cast::<26, 64>(self.e_base.q.val() >> 38)
+            == bit_cast::<26, 64>(self.e_va.q.val() >> 38);
+        if self.e_beq_lo.q.val() & self.e_beq_hi.q.val() {
             self.e_lo.d.next = bit_cast::<12, 64>(self.e_base.q.val());
         } else {
             self.e_lo.d.next = 0.into();
@@ -899,25 +971,31 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.pt.write_enable.next = self.c_pt_we.q.val();
         self.pt.write_address.next = bit_cast::<PTA, 32>(self.c_index.q.val());
         self.pt.write_data.next = bit_cast::<40, 64>(self.c_addr.q.val() >> 12);
-        self.pt.read_enable.next = false;
-        self.pt.output_enable.next = false;
         self.pt.read_address.next = self.e_pta.q.val();
-        self.tlb.write_enable.next = false;
-        self.tlb.write_address.next = self.e_tidx.val();
-        self.tlb.write_data.next.valid = true;
-        self.tlb.write_data.next.index = self.e_idx.q.val();
-        self.tlb.write_data.next.epoch = self.e_epoch.q.val();
-        self.tlb.write_data.next.vpn = self.e_vpn.val();
+        // The TLB write port is driven from registers (`tw_*`: the write
+        // lands the cycle after `Fill` or a sweep step).
+        self.tlb.write_enable.next = self.tw_we.q.val();
+        self.tlb.write_address.next = self.tw_addr.q.val();
+        self.tlb.write_data.next = self.tw_data.q.val();
+        self.tw_we.d.next = false;
+        self.tw_addr.d.next = self.e_tidx.val();
+        self.tw_data.d.next.valid = true;
+        self.tw_data.d.next.index = self.e_idx.q.val();
+        self.tw_data.d.next.epoch = self.e_epoch.q.val();
+        self.tw_data.d.next.vpn = self.e_vpn.val();
         // The frame of `e_va`'s 4 KiB: the page's frame with `e_va`'s
         // offset bits above 12 within the page.
-        self.tlb.write_data.next.pfn = bit_cast::<40, 64>(
+        self.tw_data.d.next.pfn = bit_cast::<40, 64>(
             (((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12) & !self.e_mask.q.val())
                 | (self.e_va.q.val() & self.e_mask.q.val()))
                 >> 12,
         );
-        self.tlb.write_data.next.shift = self.e_shift.q.val();
-        self.tlb.write_data.next.lo = self.e_lo.q.val();
-        self.tlb.write_data.next.hi = self.e_hi.q.val();
+        self.tw_data.d.next.pidx = bit_cast::<4, 5>(self.e_shift.q.val() - self.shift_min.val());
+        self.tw_data.d.next.lo = self.e_lo.q.val();
+        self.tw_data.d.next.hi = self.e_hi.q.val();
+        // The page table's read enables, registers computed a cycle ahead.
+        self.pt.read_enable.next = self.pt_ce.q.val();
+        self.pt.output_enable.next = self.pt_oce.q.val();
         self.tlb.read_enable.next = false;
         self.tlb.output_enable.next = false;
         self.tlb.read_address.next = bit_cast::<TA, 64>(self.s_req_va.val() >> 12)
@@ -978,7 +1056,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             if self.ld2.val() {
                 self.v1.d.next = false;
             }
-            if self.e_look.val() {
+            if self.e_look.q.val() {
                 // The engine reads the TLB: S1's word is gone (it walks).
                 self.t1_ok.d.next = false;
             }
@@ -1014,7 +1092,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.len2.d.next = self.len1.q.val();
             self.end2.d.next = self.end1.q.val();
             self.oend2.d.next = self.oend1.q.val();
-            self.above2.d.next = bit_cast::<32, 64>(self.smear_c.val());
+            self.above2.d.next = bit_cast::<16, 64>(self.smear_c.val() >> 12);
             self.zero2.d.next = self.zero1.q.val();
         } else {
             if self.ld3.val() {
@@ -1034,21 +1112,32 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 | (self.mr.read_data.val().state == self.st_free.val())
                 | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key2.q.val()));
             self.invalidated3.d.next = self.mr.read_data.val().state == self.st_invalid.val();
-            self.pd_ne3.d.next = self.mr.read_data.val().pd != self.pd2.q.val();
+            self.pd_ne3.d.next = bit_cast::<8, 16>(self.mr.read_data.val().pd)
+                != bit_cast::<8, 16>(self.pd2.q.val());
+            self.pd_ne_hi3.d.next = bit_cast::<8, 16>(self.mr.read_data.val().pd >> 8)
+                != bit_cast::<8, 16>(self.pd2.q.val() >> 8);
             self.denied3.d.next = (self.access2.q.val() & !self.mr.read_data.val().access).any();
             self.tag3.d.next = self.tok2.q.val()
                 & self.tlb.read_data.val().valid
-                & (self.tlb.read_data.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8));
-            self.tag3_v.d.next =
-                self.tlb.read_data.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12);
+                & (bit_cast::<MA, 16>(self.tlb.read_data.val().index)
+                    == bit_cast::<MA, 32>(self.key2.q.val() >> 8));
+            self.tag3_v.d.next = bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
+                == bit_cast::<26, 64>(self.va2.q.val() >> 12);
+            self.tag3_w.d.next = bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
+                == bit_cast::<26, 64>(self.va2.q.val() >> 38);
             self.epoch_eq3.d.next = self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch;
             // One page: no bit at or above the page shift differs.
             self.single3.d.next =
-                !bit_cast::<1, 32>(self.above2.q.val() >> self.tlb.read_data.val().shift).any();
-            self.shift3.d.next = self.tlb.read_data.val().shift;
+                !bit_cast::<1, 16>(self.above2.q.val() >> self.tlb.read_data.val().pidx).any();
+            self.pidx3.d.next = self.tlb.read_data.val().pidx;
             self.lo_bad3.d.next =
                 bit_cast::<12, 64>(self.va2.q.val()) < self.tlb.read_data.val().lo;
-            self.hi_bad3.d.next = self.oend2.q.val() > self.tlb.read_data.val().hi;
+            self.hi_bad3.d.next = bit_cast::<17, 33>(self.oend2.q.val() >> 16)
+                > bit_cast::<17, 33>(self.tlb.read_data.val().hi >> 16);
+            self.hi_eq3.d.next = bit_cast::<17, 33>(self.oend2.q.val() >> 16)
+                == bit_cast::<17, 33>(self.tlb.read_data.val().hi >> 16);
+            self.hi_lo_bad3.d.next = bit_cast::<16, 33>(self.oend2.q.val())
+                > bit_cast::<16, 33>(self.tlb.read_data.val().hi);
             self.end3.d.next = self.end2.q.val();
             self.zero3.d.next = self.zero2.q.val();
             // The TLB holds the frame of the request's 4 KiB: no page mask.
@@ -1070,14 +1159,19 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.why3.next = self.r_bad_key.val();
         } else if self.invalidated3.q.val() {
             self.why3.next = self.r_invalidated.val();
-        } else if self.pd_ne3.q.val() {
+        } else if self.pd_ne3.q.val() | self.pd_ne_hi3.q.val() {
             self.why3.next = self.r_pd.val();
         } else if self.denied3.q.val() {
             self.why3.next = self.r_access.val();
-        } else if self.hit3.val() & (self.lo_bad3.q.val() | self.hi_bad3.q.val()) {
+        } else if self.hit3.val()
+            & (self.lo_bad3.q.val()
+                | self.hi_bad3.q.val()
+                | (self.hi_eq3.q.val() & self.hi_lo_bad3.q.val()))
+        {
             self.why3.next = self.r_bounds.val();
         }
-        self.hit3.next = self.tag3.q.val() & self.tag3_v.q.val() & self.epoch_eq3.q.val();
+        self.hit3.next =
+            self.tag3.q.val() & self.tag3_v.q.val() & self.tag3_w.q.val() & self.epoch_eq3.q.val();
         self.s3_write.next = false;
         self.e_start.next = false;
         self.e_done.next = false;
@@ -1145,7 +1239,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             // The mask from the TLB's page shift (a register): right for
             // a hit's first page (`Room`); a miss's `Bounds` recomputes it
             // from the cold part's `e_shift`.
-            self.e_mask.d.next = !(self.ones64.val() << self.shift3.q.val());
+            self.e_mask.d.next = !(self.ones_hi12.val() << self.pidx3.q.val());
         }
         if self.e_state.q.val() == Engine::Shift {
             self.n_miss.d.next = self.n_miss.q.val() + 1;
@@ -1157,6 +1251,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.e_data.next.last = true;
         self.e_data.next.reason = 0.into();
         // ---- Engine.
+        if self.e_look.q.val() {
+            self.tlb.read_address.next = self.e_tidx.val();
+            self.tlb.read_enable.next = true;
+        }
         match self.e_state.q.val() {
             Engine::Idle => {}
             Engine::Bounds => {
@@ -1188,26 +1286,31 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Emit;
             }
             Engine::Look => {
-                self.tlb.read_address.next = self.e_tidx.val();
-                self.tlb.read_enable.next = true;
+                // The TLB read (`e_look`, below).
                 self.e_state.d.next = Engine::Wait;
             }
             Engine::Wait => {
                 self.tlb.output_enable.next = true;
+                self.e_state.d.next = Engine::Capture;
+            }
+            Engine::Capture => {
+                // The TLB word into a register, no logic after the RAM.
+                // Its frame is taken whether it hits or not: a walk loads
+                // the page table's frame over it before it is used.
+                self.e_tw.d.next = self.tlb.read_data.val();
+                self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                 self.e_state.d.next = Engine::Compare;
             }
             Engine::Compare => {
-                // Taken whether it hits or not: a walk loads the page
-                // table's frame over it before it is used.
                 // The compare is registered (`e_hit`); `Emit` walks on a
                 // miss (one cycle more per miss, none per hit).
-                self.e_pfn.d.next = self.tlb.read_data.val().pfn;
-                self.e_hit.d.next = self.tlb.read_data.val().valid
-                    & (self.tlb.read_data.val().index == self.e_idx.q.val())
-                    & (self.tlb.read_data.val().epoch == self.e_epoch.q.val());
-                self.e_hit_v.d.next = bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
+                self.e_hit.d.next = self.e_tw.q.val().valid
+                    & (bit_cast::<MA, 16>(self.e_tw.q.val().index)
+                        == bit_cast::<MA, 16>(self.e_idx.q.val()))
+                    & (self.e_tw.q.val().epoch == self.e_epoch.q.val());
+                self.e_hit_v.d.next = bit_cast::<26, 52>(self.e_tw.q.val().vpn)
                     == bit_cast::<26, 52>(self.e_vpn.val());
-                self.e_hit_w.d.next = bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
+                self.e_hit_w.d.next = bit_cast::<26, 52>(self.e_tw.q.val().vpn >> 26)
                     == bit_cast::<26, 52>(self.e_vpn.val() >> 26);
                 self.e_state.d.next = Engine::Emit;
             }
@@ -1223,11 +1326,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Read;
             }
             Engine::Read => {
-                self.pt.read_enable.next = true;
+                // The page table reads (`pt_ce`).
                 self.e_state.d.next = Engine::Hold;
             }
             Engine::Hold => {
-                self.pt.output_enable.next = true;
+                // The word moves to the output register (`pt_oce`).
                 self.e_state.d.next = Engine::Load;
             }
             Engine::Load => {
@@ -1235,7 +1338,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Fill;
             }
             Engine::Fill => {
-                self.tlb.write_enable.next = true;
+                self.tw_we.d.next = true;
                 self.e_hit.d.next = true;
                 self.e_hit_v.d.next = true;
                 self.e_hit_w.d.next = true;
@@ -1329,9 +1432,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
         match self.c_state.q.val() {
             Control::Sweep => {
-                self.tlb.write_enable.next = true;
-                self.tlb.write_address.next = bit_cast::<TA, 16>(self.c_count.q.val());
-                self.tlb.write_data.next.valid = false;
+                self.tw_we.d.next = true;
+                self.tw_addr.d.next = bit_cast::<TA, 16>(self.c_count.q.val());
+                self.tw_data.d.next.valid = false;
                 self.c_we.d.next = self.c_sweep_mr.q.val();
                 self.c_waddr.d.next = bit_cast::<MA, 16>(self.c_count.q.val());
                 self.c_hot.d.next.state = self.st_free.val();
@@ -1460,6 +1563,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.c_we.d.next = false;
             self.c_pt_we.d.next = false;
             self.c_rd.d.next = false;
+            self.tw_we.d.next = false;
         }
 
         // ---- Next cycle's flow control, from the next-state values above:
@@ -1469,18 +1573,48 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // reading the TLB (it would share the read port).
         // The engine is idle next cycle if it is now and takes nothing, or
         // it finishes; it looks up the TLB next cycle after Advance.
-        self.can_go.d.next = (((self.e_state.q.val() == Engine::Idle) & !self.e_start.val())
-            | self.e_done.val()
-            | self.reset.val())
-            & !self.q_skid_valid.d.val();
-        self.ld2_r.d.next =
-            self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.can_go.d.val());
-        self.cold_ce.d.next = self.ld2_r.d.val() | self.c_rd.d.val();
-        self.cold_oce.d.next = (self.v2.d.val() & (!self.v3.d.val() | self.can_go.d.val()))
-            | (self.c_state.d.val() == Control::Wait);
-        self.room.d.next = (self.c_state.d.val() == Control::Idle)
-            & ((self.e_state.q.val() != Engine::Advance) | self.reset.val())
-            & (!self.v1.d.val() | self.ld2_r.d.val());
+        // S3's decision enters last: each register's next value is
+        // computed for both outcomes (`*_s`: S3 does not hand over, so it
+        // writes a beat if it fires; `*_e`: it hands over, writes nothing,
+        // and the engine is busy), and `e_start` selects.
+        self.fc_free.next = !self.q_valid.q.val() | self.q_pop.val();
+        if self.fc_free.val() {
+            self.fc_skid_s.next =
+                self.q_skid_valid.q.val() & (self.s3_fire.val() | self.e_write.val());
+        } else {
+            self.fc_skid_s.next =
+                self.q_skid_valid.q.val() | self.s3_fire.val() | self.e_write.val();
+        }
+        self.fc_skid_e.next = !self.fc_free.val() & self.q_skid_valid.q.val();
+        self.fc_go_s.next =
+            ((self.e_state.q.val() == Engine::Idle) | self.e_done.val() | self.reset.val())
+                & (!self.fc_skid_s.val() | self.reset.val());
+        self.fc_go_e.next =
+            (self.e_done.val() | self.reset.val()) & (!self.fc_skid_e.val() | self.reset.val());
+        self.fc_ld2_s.next =
+            self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.fc_go_s.val());
+        self.fc_ld2_e.next =
+            self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.fc_go_e.val());
+        self.fc_room.next = (self.c_state.d.val() == Control::Idle)
+            & ((self.e_state.q.val() != Engine::Advance) | self.reset.val());
+        self.e_look.d.next = self.e_state.d.val() == Engine::Look;
+        self.pt_ce.d.next = self.e_state.d.val() == Engine::Read;
+        self.pt_oce.d.next = self.e_state.d.val() == Engine::Hold;
+        if self.e_start.val() {
+            self.can_go.d.next = self.fc_go_e.val();
+            self.ld2_r.d.next = self.fc_ld2_e.val();
+            self.cold_ce.d.next = self.fc_ld2_e.val() | self.c_rd.d.val();
+            self.cold_oce.d.next = (self.v2.d.val() & (!self.v3.d.val() | self.fc_go_e.val()))
+                | (self.c_state.d.val() == Control::Wait);
+            self.room.d.next = self.fc_room.val() & (!self.v1.d.val() | self.fc_ld2_e.val());
+        } else {
+            self.can_go.d.next = self.fc_go_s.val();
+            self.ld2_r.d.next = self.fc_ld2_s.val();
+            self.cold_ce.d.next = self.fc_ld2_s.val() | self.c_rd.d.val();
+            self.cold_oce.d.next = (self.v2.d.val() & (!self.v3.d.val() | self.fc_go_s.val()))
+                | (self.c_state.d.val() == Control::Wait);
+            self.room.d.next = self.fc_room.val() & (!self.v1.d.val() | self.fc_ld2_s.val());
+        }
     }
 }
 
