@@ -291,6 +291,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// The engine reads the TLB this cycle (`Look`): the TLB read-address
     /// mux selected by a flip-flop.
     e_look: DFF<Bit>,
+    /// The engine is in a state that writes beats (`Emit`, `Check`; S3
+    /// writes none then): the beat mux selected by a flip-flop.
+    e_out: DFF<Bit>,
     /// The page table's read and output enables (`Read`, `Hold`).
     pt_ce: DFF<Bit>,
     pt_oce: DFF<Bit>,
@@ -369,7 +372,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     // Each check's failure, registered; the priority is S3's (`why3`).
     bad_key3: DFF<Bit>,
     invalidated3: DFF<Bit>,
-    /// PD differs, in two 8-bit halves.
+    /// PD below the request's, above it.
     pd_ne3: DFF<Bit>,
     pd_ne_hi3: DFF<Bit>,
     denied3: DFF<Bit>,
@@ -487,6 +490,14 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     n_access: DFF<Bits<32>>,
     n_bounds: DFF<Bits<32>>,
     n_miss: DFF<Bits<32>>,
+    /// A reject of each reason decided last cycle, not yet in its counter
+    /// (the decision drives these bits, not the 32-bit adders; the
+    /// `cnt_*` outputs add them in).
+    p_bad_key: DFF<Bit>,
+    p_invalidated: DFF<Bit>,
+    p_pd: DFF<Bit>,
+    p_access: DFF<Bit>,
+    p_bounds: DFF<Bit>,
 
     // Control plane.
     c_state: DFF<Control>,
@@ -608,6 +619,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             ld3: Default::default(),
             s3_fire: Default::default(),
             e_look: Default::default(),
+            e_out: Default::default(),
             pt_ce: Default::default(),
             pt_oce: Default::default(),
             tw_we: Default::default(),
@@ -735,6 +747,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             n_access: Default::default(),
             n_bounds: Default::default(),
             n_miss: Default::default(),
+            p_bad_key: Default::default(),
+            p_invalidated: Default::default(),
+            p_pd: Default::default(),
+            p_access: Default::default(),
+            p_bounds: Default::default(),
             c_state: Default::default(),
             c_sweep_mr: Default::default(),
             c_count: Default::default(),
@@ -788,6 +805,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             clock,
             can_go,
             e_look,
+            e_out,
             pt_ce,
             pt_oce,
             tw_we,
@@ -888,6 +906,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             n_access,
             n_bounds,
             n_miss,
+            p_bad_key,
+            p_invalidated,
+            p_pd,
+            p_access,
+            p_bounds,
             c_state,
             c_sweep_mr,
             c_count,
@@ -1008,10 +1031,35 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.tlb_miss.next = self.e_state.q.val() == Engine::Shift;
         self.busy.next = self.c_state.q.val() == Control::Sweep;
         self.cnt_bad_key.next = self.n_bad_key.q.val();
+        self.p_bad_key.d.next = false;
+        if self.p_bad_key.q.val() {
+            self.cnt_bad_key.next = self.n_bad_key.q.val() + 1;
+            self.n_bad_key.d.next = self.n_bad_key.q.val() + 1;
+        }
         self.cnt_invalidated_key.next = self.n_invalidated.q.val();
+        self.p_invalidated.d.next = false;
+        if self.p_invalidated.q.val() {
+            self.cnt_invalidated_key.next = self.n_invalidated.q.val() + 1;
+            self.n_invalidated.d.next = self.n_invalidated.q.val() + 1;
+        }
         self.cnt_pd_mismatch.next = self.n_pd.q.val();
+        self.p_pd.d.next = false;
+        if self.p_pd.q.val() {
+            self.cnt_pd_mismatch.next = self.n_pd.q.val() + 1;
+            self.n_pd.d.next = self.n_pd.q.val() + 1;
+        }
         self.cnt_access_denied.next = self.n_access.q.val();
+        self.p_access.d.next = false;
+        if self.p_access.q.val() {
+            self.cnt_access_denied.next = self.n_access.q.val() + 1;
+            self.n_access.d.next = self.n_access.q.val() + 1;
+        }
         self.cnt_out_of_bounds.next = self.n_bounds.q.val();
+        self.p_bounds.d.next = false;
+        if self.p_bounds.q.val() {
+            self.cnt_out_of_bounds.next = self.n_bounds.q.val() + 1;
+            self.n_bounds.d.next = self.n_bounds.q.val() + 1;
+        }
         self.cnt_tlb_miss.next = self.n_miss.q.val();
 
         // ---- Flow control.
@@ -1112,19 +1160,25 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 | (self.mr.read_data.val().state == self.st_free.val())
                 | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key2.q.val()));
             self.invalidated3.d.next = self.mr.read_data.val().state == self.st_invalid.val();
-            self.pd_ne3.d.next = bit_cast::<8, 16>(self.mr.read_data.val().pd)
-                != bit_cast::<8, 16>(self.pd2.q.val());
-            self.pd_ne_hi3.d.next = bit_cast::<8, 16>(self.mr.read_data.val().pd >> 8)
-                != bit_cast::<8, 16>(self.pd2.q.val() >> 8);
+            // Unequal as below or above: two carry chains, not a tree of
+            // LUTs.
+            self.pd_ne3.d.next = self.mr.read_data.val().pd < self.pd2.q.val();
+            self.pd_ne_hi3.d.next = self.mr.read_data.val().pd > self.pd2.q.val();
             self.denied3.d.next = (self.access2.q.val() & !self.mr.read_data.val().access).any();
             self.tag3.d.next = self.tok2.q.val()
                 & self.tlb.read_data.val().valid
                 & (bit_cast::<MA, 16>(self.tlb.read_data.val().index)
                     == bit_cast::<MA, 32>(self.key2.q.val() >> 8));
-            self.tag3_v.d.next = bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
-                == bit_cast::<26, 64>(self.va2.q.val() >> 12);
-            self.tag3_w.d.next = bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
-                == bit_cast::<26, 64>(self.va2.q.val() >> 38);
+            // Equal as neither below nor above: two carry chains, not a
+            // tree of LUTs.
+            self.tag3_v.d.next = (bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
+                <= bit_cast::<26, 64>(self.va2.q.val() >> 12))
+                & (bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
+                    >= bit_cast::<26, 64>(self.va2.q.val() >> 12));
+            self.tag3_w.d.next = (bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
+                <= bit_cast::<26, 64>(self.va2.q.val() >> 38))
+                & (bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
+                    >= bit_cast::<26, 64>(self.va2.q.val() >> 38));
             self.epoch_eq3.d.next = self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch;
             // One page: no bit at or above the page shift differs.
             self.single3.d.next =
@@ -1175,35 +1229,39 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.s3_write.next = false;
         self.e_start.next = false;
         self.e_done.next = false;
-        self.s3_data.next.pa = 0.into();
-        self.s3_data.next.len = 0.into();
+        // S3's beat: the address and length are S3's registers whatever
+        // the decision (they mean nothing on a reject beat; a zero-length
+        // request has length 0), so the decision drives only the reason,
+        // the valid and the write enables.
+        self.s3_data.next.pa = self.pa3.q.val();
+        self.s3_data.next.len = self.len3.q.val();
         self.s3_data.next.last = true;
         self.s3_data.next.reason = 0.into();
+        if !self.zero3.q.val() {
+            self.s3_data.next.reason = self.why3.val();
+        }
         if self.s3_fire.val() {
             if self.zero3.q.val() {
                 self.s3_write.next = true;
             } else if self.why3.val().any() {
                 self.s3_write.next = true;
-                self.s3_data.next.reason = self.why3.val();
                 if self.why3.val() == self.r_bad_key.val() {
-                    self.n_bad_key.d.next = self.n_bad_key.q.val() + 1;
+                    self.p_bad_key.d.next = true;
                 }
                 if self.why3.val() == self.r_invalidated.val() {
-                    self.n_invalidated.d.next = self.n_invalidated.q.val() + 1;
+                    self.p_invalidated.d.next = true;
                 }
                 if self.why3.val() == self.r_pd.val() {
-                    self.n_pd.d.next = self.n_pd.q.val() + 1;
+                    self.p_pd.d.next = true;
                 }
                 if self.why3.val() == self.r_access.val() {
-                    self.n_access.d.next = self.n_access.q.val() + 1;
+                    self.p_access.d.next = true;
                 }
                 if self.why3.val() == self.r_bounds.val() {
-                    self.n_bounds.d.next = self.n_bounds.q.val() + 1;
+                    self.p_bounds.d.next = true;
                 }
             } else if self.hit3.val() & self.single3.q.val() {
                 self.s3_write.next = true;
-                self.s3_data.next.pa = self.pa3.q.val();
-                self.s3_data.next.len = self.len3.q.val();
             } else {
                 self.e_start.next = true;
                 if self.hit3.val() {
@@ -1271,7 +1329,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                     if !self.q_skid_valid.q.val() {
                         self.e_write.next = true;
                         self.e_data.next.reason = self.r_bounds.val();
-                        self.n_bounds.d.next = self.n_bounds.q.val() + 1;
+                        self.p_bounds.d.next = true;
                         self.e_done.next = true;
                         self.e_state.d.next = Engine::Idle;
                     }
@@ -1373,7 +1431,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // One beat written this cycle: S3's or the engine's (never both:
         // S3 goes only while the engine is idle).
         self.q_write.next = self.s3_write.val() | self.e_write.val();
-        if self.e_write.val() {
+        if self.e_out.q.val() {
             self.q_data.next = self.e_data.val();
         } else {
             self.q_data.next = self.s3_data.val();
@@ -1385,7 +1443,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // register is free (S3's `can_go`, the engine's `Emit`).
         self.q_pop.next = self.q_valid.q.val() & self.m_grant_ready.val();
         self.q_pass.next = !self.q_valid.q.val() & self.s3_write.val() & self.m_grant_ready.val();
-        if self.q_write.val() {
+        // The skid register loads whenever it is free (a beat is
+        // written only then): its enable is a flip-flop.
+        if !self.q_skid_valid.q.val() {
             self.q_skid.d.next = self.q_data.val();
         }
         if !self.q_valid.q.val() | self.q_pop.val() {
@@ -1553,6 +1613,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.n_access.d.next = 0.into();
             self.n_bounds.d.next = 0.into();
             self.n_miss.d.next = 0.into();
+            self.p_bad_key.d.next = false;
+            self.p_invalidated.d.next = false;
+            self.p_pd.d.next = false;
+            self.p_access.d.next = false;
+            self.p_bounds.d.next = false;
             self.q_valid.d.next = false;
             self.q_skid_valid.d.next = false;
             self.c_state.d.next = Control::Sweep;
@@ -1598,6 +1663,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.fc_room.next = (self.c_state.d.val() == Control::Idle)
             & ((self.e_state.q.val() != Engine::Advance) | self.reset.val());
         self.e_look.d.next = self.e_state.d.val() == Engine::Look;
+        self.e_out.d.next =
+            (self.e_state.d.val() == Engine::Emit) | (self.e_state.d.val() == Engine::Check);
         self.pt_ce.d.next = self.e_state.d.val() == Engine::Read;
         self.pt_oce.d.next = self.e_state.d.val() == Engine::Hold;
         if self.e_start.val() {
