@@ -173,6 +173,8 @@ pub struct GrantWord {
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Engine {
     Idle,
+    Cold,
+    Take,
     Bounds,
     Check,
     Room,
@@ -294,6 +296,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// The engine is in a state that writes beats (`Emit`, `Check`; S3
     /// writes none then): the beat mux selected by a flip-flop.
     e_out: DFF<Bit>,
+    /// The engine's bounds compares combined (`Check`).
+    e_oob: Signal<Local, Bit>,
     /// The page table's read and output enables (`Read`, `Hold`).
     pt_ce: DFF<Bit>,
     pt_oce: DFF<Bit>,
@@ -310,9 +314,6 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     ld2_r: DFF<Bit>,
     /// A request may be accepted this cycle (unless `s_cmd_valid`).
     room: DFF<Bit>,
-    /// The cold MR part's read and output enables.
-    cold_ce: DFF<Bit>,
-    cold_oce: DFF<Bit>,
     /// S3 hands its request to the engine; the engine finishes one. The
     /// engine's next idleness from these, not from its next state (which
     /// also depends on the TLB compare in `Compare`).
@@ -620,6 +621,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             s3_fire: Default::default(),
             e_look: Default::default(),
             e_out: Default::default(),
+            e_oob: Default::default(),
             pt_ce: Default::default(),
             pt_oce: Default::default(),
             tw_we: Default::default(),
@@ -628,8 +630,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             can_go: Default::default(),
             ld2_r: Default::default(),
             room: Default::default(),
-            cold_ce: Default::default(),
-            cold_oce: Default::default(),
             e_start: Default::default(),
             fc_free: Default::default(),
             fc_skid_s: Default::default(),
@@ -813,8 +813,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             tw_data,
             ld2_r,
             room,
-            cold_ce,
-            cold_oce,
             v1,
             t1_ok,
             key1,
@@ -1066,13 +1064,14 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.s3_fire.next = self.v3.q.val() & self.can_go.q.val();
         self.ld3.next = self.v2.q.val() & (!self.v3.q.val() | self.can_go.q.val());
         self.ld2.next = self.ld2_r.q.val();
-        // The cold part is read a stage behind the hot part: addressed from
-        // S1's key as the request enters S2, on the output register as it
-        // enters S3. Its enables are registers (`cold_ce`, `cold_oce`: S2's
-        // and S3's loads, or the command's read, computed a cycle ahead).
-        self.mr_cold.read_enable.next = self.cold_ce.q.val();
-        self.mr_cold.output_enable.next = self.cold_oce.q.val();
-        self.mr_cold.read_address.next = bit_cast::<MA, 32>(self.key1.q.val() >> 8);
+        // The cold part reads every cycle, free-running, addressed from S3's
+        // MR index: its output register holds the entry of the request S3
+        // held two cycles before, which the engine takes in its second
+        // cycle (`Take` on a miss, `Fits` on a hit). No enable from the
+        // pipeline's flow control.
+        self.mr_cold.read_enable.next = true;
+        self.mr_cold.output_enable.next = true;
+        self.mr_cold.read_address.next = bit_cast::<MA, 16>(self.idx3.q.val());
         self.s_req_ready.next = self.room.q.val() & !self.s_cmd_valid.val();
         self.ld1.next = self.s_req_valid.val() & self.s_req_ready.val();
         self.drained.next = !self.v1.q.val()
@@ -1271,7 +1270,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 } else {
                     // A miss: the bounds first (from the cold part), then
                     // a walk.
-                    self.e_state.d.next = Engine::Bounds;
+                    self.e_state.d.next = Engine::Cold;
                 }
             }
         }
@@ -1281,16 +1280,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         if self.e_state.q.val() == Engine::Idle {
             self.e_va.d.next = self.va3.q.val();
             self.e_rem.d.next = self.len3.q.val();
-            // The cold part of the MR entry is on the RAM's output
-            // register in S3.
-            self.e_shift.d.next = self.mr_cold.read_data.val().shift;
-            self.e_base.d.next = self.mr_cold.read_data.val().base;
-            self.e_ptb.d.next = self.mr_cold.read_data.val().pt_base;
+            // The page shift from the TLB entry (right on a hit); the cold
+            // part's fields are taken in the engine's second cycle.
+            self.e_shift.d.next = bit_cast::<5, 4>(self.pidx3.q.val()) + self.shift_min.val();
             self.e_idx.d.next = self.idx3.q.val();
             self.e_epoch.d.next = self.epoch3.q.val();
             self.e_pfn.d.next = self.pfn3.q.val();
             self.e_end.d.next = self.end3.q.val();
-            self.e_limit.d.next = self.mr_cold.read_data.val().limit;
             self.e_hit.d.next = true;
             self.e_hit_v.d.next = true;
             self.e_hit_w.d.next = true;
@@ -1308,6 +1304,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.e_data.next.len = 0.into();
         self.e_data.next.last = true;
         self.e_data.next.reason = 0.into();
+        self.e_oob.next = self.e_va_lt_hi.q.val()
+            | (self.e_va_eq_hi.q.val() & self.e_va_lt_lo.q.val())
+            | self.e_end_gt_hi.q.val()
+            | (self.e_end_eq_hi.q.val() & self.e_end_gt_lo.q.val());
         // ---- Engine.
         if self.e_look.q.val() {
             self.tlb.read_address.next = self.e_tidx.val();
@@ -1320,11 +1320,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Check;
             }
             Engine::Check => {
-                if self.e_va_lt_hi.q.val()
-                    | (self.e_va_eq_hi.q.val() & self.e_va_lt_lo.q.val())
-                    | self.e_end_gt_hi.q.val()
-                    | (self.e_end_eq_hi.q.val() & self.e_end_gt_lo.q.val())
-                {
+                if self.e_oob.val() {
                     // Out of bounds: one reject beat.
                     if !self.q_skid_valid.q.val() {
                         self.e_write.next = true;
@@ -1341,7 +1337,23 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Fits;
             }
             Engine::Fits => {
+                // The cold part (for a walk of a further page).
+                self.e_shift.d.next = self.mr_cold.read_data.val().shift;
+                self.e_base.d.next = self.mr_cold.read_data.val().base;
+                self.e_ptb.d.next = self.mr_cold.read_data.val().pt_base;
+                self.e_limit.d.next = self.mr_cold.read_data.val().limit;
                 self.e_state.d.next = Engine::Emit;
+            }
+            Engine::Cold => {
+                // The cold part's output register loads this request's entry.
+                self.e_state.d.next = Engine::Take;
+            }
+            Engine::Take => {
+                self.e_shift.d.next = self.mr_cold.read_data.val().shift;
+                self.e_base.d.next = self.mr_cold.read_data.val().base;
+                self.e_ptb.d.next = self.mr_cold.read_data.val().pt_base;
+                self.e_limit.d.next = self.mr_cold.read_data.val().limit;
+                self.e_state.d.next = Engine::Bounds;
             }
             Engine::Look => {
                 // The TLB read (`e_look`, below).
@@ -1662,24 +1674,34 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.fc_go_e.val());
         self.fc_room.next = (self.c_state.d.val() == Control::Idle)
             & ((self.e_state.q.val() != Engine::Advance) | self.reset.val());
-        self.e_look.d.next = self.e_state.d.val() == Engine::Look;
-        self.e_out.d.next =
-            (self.e_state.d.val() == Engine::Emit) | (self.e_state.d.val() == Engine::Check);
-        self.pt_ce.d.next = self.e_state.d.val() == Engine::Read;
-        self.pt_oce.d.next = self.e_state.d.val() == Engine::Hold;
+        // The engine's registered decodes, from its present state and
+        // registers (S3's hand-over enters only `Room` or `Cold`, so they
+        // do not depend on S3's decision).
+        self.e_look.d.next = (self.e_state.q.val() == Engine::Advance) & !self.reset.val();
+        self.pt_ce.d.next = (self.e_state.q.val() == Engine::Index) & !self.reset.val();
+        self.pt_oce.d.next = (self.e_state.q.val() == Engine::Read) & !self.reset.val();
+        // Next in `Emit` or `Check`: entering them, or staying (the skid
+        // register full with a beat to write).
+        self.e_out.d.next = ((self.e_state.q.val() == Engine::Fits)
+            | (self.e_state.q.val() == Engine::Compare)
+            | (self.e_state.q.val() == Engine::Fill)
+            | (self.e_state.q.val() == Engine::Bounds)
+            | ((self.e_state.q.val() == Engine::Emit)
+                & self.e_hit.q.val()
+                & self.e_hit_v.q.val()
+                & self.e_hit_w.q.val()
+                & self.q_skid_valid.q.val())
+            | ((self.e_state.q.val() == Engine::Check)
+                & self.e_oob.val()
+                & self.q_skid_valid.q.val()))
+            & !self.reset.val();
         if self.e_start.val() {
             self.can_go.d.next = self.fc_go_e.val();
             self.ld2_r.d.next = self.fc_ld2_e.val();
-            self.cold_ce.d.next = self.fc_ld2_e.val() | self.c_rd.d.val();
-            self.cold_oce.d.next = (self.v2.d.val() & (!self.v3.d.val() | self.fc_go_e.val()))
-                | (self.c_state.d.val() == Control::Wait);
             self.room.d.next = self.fc_room.val() & (!self.v1.d.val() | self.fc_ld2_e.val());
         } else {
             self.can_go.d.next = self.fc_go_s.val();
             self.ld2_r.d.next = self.fc_ld2_s.val();
-            self.cold_ce.d.next = self.fc_ld2_s.val() | self.c_rd.d.val();
-            self.cold_oce.d.next = (self.v2.d.val() & (!self.v3.d.val() | self.fc_go_s.val()))
-                | (self.c_state.d.val() == Control::Wait);
             self.room.d.next = self.fc_room.val() & (!self.v1.d.val() | self.fc_ld2_s.val());
         }
     }
