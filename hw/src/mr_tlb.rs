@@ -5,11 +5,14 @@
 //! # Memories
 //! - **MR table**: `2^MA` entries in two block RAMs, indexed by the key's
 //!   index (`key >> 8`): the hot part ([`MrHot`]: tag, state, PD, access,
-//!   epoch; 38 bits, 10 DP16KD at 4096 entries) that every request checks,
-//!   and the cold part ([`MrCold`]: base, limit, page shift, page-table
-//!   base; 150 bits, 38 DP16KD) that only the engine uses, read a stage
-//!   later. The request path's compares gather from the 10 hot blocks and
-//!   the 7 of the TLB, not from all 47 of the one 188-bit word.
+//!   epoch; 38 bits, 10 DP16KD at 4096 entries) that every request checks
+//!   in S2, and the cold part ([`MrCold`]: base, limit, page shift,
+//!   page-table base; 150 bits, 38 DP16KD) that only the engine uses. The
+//!   cold part reads every cycle, free-running, addressed from S3's MR
+//!   index (its output register holds the entry of the request S3 held two
+//!   cycles before; the engine takes it in its second cycle), so no
+//!   pipeline enable reaches its blocks. The hit path gathers from the 10
+//!   hot blocks and the TLB's, not from all 47 blocks of one 188-bit word.
 //! - **Page table**: `2^PTA` page frame numbers (40 bits, `PA >> 12`) in
 //!   block RAM.
 //! - **TLB**: `2^TA` entries ([`TlbWord`]) in block RAM, direct mapped,
@@ -19,56 +22,73 @@
 //!   entry holds the physical frame of those 4 KiB (the region's page,
 //!   4 KiB..2 MiB, plus the offset of the 4 KiB in it, combined when the
 //!   walk fills the entry), so a hit's address is that frame and the low
-//!   12 bits of the VA, with no page mask. The entry also says whether
-//!   those 4 KiB lie wholly inside the region (`inside`, computed by the
-//!   walk that fills it): a request within them is then in bounds with no
-//!   compare against base and limit. Because the set does not depend on the region's page
-//!   size, the TLB is read in the same cycle as the MR table, straight
-//!   from the request. Direct mapping gives the one-cycle hit with one RAM
-//!   read and one compare; set-associative would need `k` compares and a
-//!   way mux in the same cycle and a replacement policy, for fewer
-//!   conflict misses that a NIC's mostly streaming accesses (consecutive
-//!   pages land in consecutive sets) do not suffer. The price of 4 KiB
-//!   tags: a large page takes one miss per 4 KiB touched.
+//!   12 bits of the VA, with no page mask. The entry also caches what the
+//!   hit's checks need of the cold part: the region's page shift (less 12)
+//!   and its bounds relative to those 4 KiB (`P = vpn << 12`):
+//!   `lo = max(base - P, 0)` (12 bits) and `hi = min(limit - P, 2^33 - 1)`
+//!   (33 bits). A request in those 4 KiB is in bounds exactly when
+//!   `va - P >= lo` and `va - P + len <= hi`, so every hit checks its
+//!   bounds in S2 from the TLB word (12- and 33-bit compares instead of
+//!   64- and 65-bit ones against the MR word). Because the set does not
+//!   depend on the region's page size, the TLB is read in the same cycle
+//!   as the MR table, straight from the request. Direct mapping gives the
+//!   one-cycle hit with one RAM read and one compare; set-associative
+//!   would need `k` compares and a way mux in the same cycle and a
+//!   replacement policy, for fewer conflict misses that a NIC's mostly
+//!   streaming accesses (consecutive pages land in consecutive sets) do
+//!   not suffer. The price of 4 KiB tags: a large page takes one miss per
+//!   4 KiB touched.
 //!
 //! # Coherence
 //! The TLB caches translations, never permissions: every request reads its
-//! MR entry, so deregistration and invalidation take effect at once.
-//! Each MR entry carries an 8-bit epoch, incremented by every REGISTER of
-//! its index and part of the TLB tag, so translations of an earlier
-//! registration never hit. When an epoch wraps to 0 the whole TLB is swept
-//! (`2^TA` cycles), so an (index, epoch) pair names one registration among
-//! all live TLB entries. Contract for the control plane: page-table
-//! entries a registered region uses are not rewritten while it is
-//! registered (re-register after changing them), as with any NIC's MTT.
+//! MR entry's hot part, so deregistration and invalidation take effect at
+//! once. Each MR entry carries an 8-bit epoch, incremented by every
+//! REGISTER of its index and part of the TLB tag, so translations of an
+//! earlier registration never hit. When an epoch wraps to 0 the whole TLB
+//! is swept (`2^TA` cycles), so an (index, epoch) pair names one
+//! registration among all live TLB entries. The cached shift and bounds
+//! are therefore exact: only REGISTER writes base, limit and shift, and it
+//! always bumps the epoch (DEREGISTER and INVALIDATE change the state
+//! only, which the hit checks in the hot part). The bounds encoding is
+//! exact because the walk fills only 4 KiB that hold a byte of an
+//! in-bounds request (the engine checks a miss's bounds before it walks),
+//! so `base - P < 4096` and `limit > P`; and `va - P + len < 2^33`.
+//! Contract for the control plane: page-table entries a registered region
+//! uses are not rewritten while it is registered (re-register after
+//! changing them), as with any NIC's MTT.
 //!
 //! # Pipeline (requests)
 //! | cycle | work |
 //! |---|---|
-//! | accept | request registered into S1 (with its end `va + len` and last byte `va + len - 1`); the hot MR part and the TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
-//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); the cold MR part read from S1's key; first and last byte in one 4 KiB page into S2 |
-//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD, access; TLB tag and epoch match, the entry's `inside` flag; the cold part moves to its output register |
-//! | S3 | the reason by the rules' priority and the hit from those flags; decision: rejects (counted per reason), zero-length grants, and grants of a hit within one 4 KiB page that is wholly inside the region go out; otherwise handed to the engine (which checks the bounds) |
-//! | out | S3's decided beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers through the decision, not from `m_grant_ready`); if not taken, or if an older beat waits, it goes to the output register or the skid register behind it |
+//! | accept | request registered into S1 (with its last byte `va + len - 1`, its end `va + len` and its end within its 4 KiB `va[11:0] + len`); the hot MR part and the TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
+//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, into S2 |
+//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD (below, above), access; TLB tag (valid and index, `vpn` in two halves) and TLB epoch = MR epoch; the bounds from the TLB word (`va[11:0] < lo`, the end above `hi` in 17 + 16 bits); one page (the smear's bit at the TLB's page shift, a 16-way select) |
+//! | S3 | the reason by the rules' priority (bounds only on a TLB hit) and the hit from those flags; decision: rejects (counted per reason), zero-length grants and hits within one page go out; otherwise handed to the engine |
+//! | out | S3's beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers; the decision drives only its valid and reason, not its address and length); if not taken, or if an older beat waits, it goes to the output register or the skid register behind it |
 //!
 //! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`, the
-//! issue's goal), one
-//! request per cycle while requests hit and stay in one 4 KiB page wholly
-//! inside their region. Any other request that passes the key, PD and
-//! access checks goes to the *engine*, which stalls the pipeline: the
-//! bounds (compare, decide: an out-of-bounds request is rejected there),
-//! then the first page (on a hit: page room, fits, emit; 8 cycles from
-//! accept to the first chunk) or a walk (shift, page-table index,
-//! page-table read in two cycles, register, TLB fill, emit: 12 cycles),
-//! then 5 cycles per further page on hits (advance, TLB read, output
-//! register, compare, emit), walking on a miss. The engine's beats go
-//! through the output register (one cycle later than S3's). If the engine reads
-//! the TLB while a request waits in S1 or S2, that request's word is lost
-//! and it walks (same outcome, more cycles).
+//! issue's goal) for every hit, wherever it lies in its region (a partly
+//! covered 4 KiB at either end, across 4 KiB inside a larger page); a hit
+//! that reaches outside the region is refused as fast. One request per
+//! cycle while requests hit and fit one page. A request that misses, or
+//! spans pages, goes to the *engine*, which stalls the pipeline: on a
+//! miss the cold part (two cycles), the bounds (compare, decide: an
+//! out-of-bounds request is rejected there), a walk (shift, page-table
+//! index, page-table read in two cycles, register, TLB fill, emit: 14
+//! cycles from accept to the first chunk); on a hit spanning pages the
+//! first page at once (page room, fits, emit: 6 cycles); then 6 cycles per
+//! further page on hits (advance, TLB read, output register, capture,
+//! compare, emit), walking on a miss. The engine's beats go through the
+//! output register. If the engine reads the TLB while a request waits in
+//! S1 or S2, that request's word is lost and it walks (same outcome, more
+//! cycles).
 //!
 //! Flow control (S3 may go, S1 → S2 load, accept) is three registers
-//! computed a cycle ahead from the next-state values, so the RAMs' clock
-//! and output enables come from flip-flops through at most one gate.
+//! computed a cycle ahead from the next-state values (for both outcomes of
+//! S3's decision, which selects last), so the RAMs' clock and output
+//! enables come from flip-flops through at most one gate; the engine's
+//! RAM enables, the TLB read-address select and write port are registers
+//! too.
 //!
 //! # Programming
 //! `s_cmd_*` is a valid/ready command port (the CSR block drives it in
@@ -127,8 +147,9 @@ pub struct MrHot {
     pub epoch: Bits<8>,
 }
 
-/// One MR table entry, the part only the engine uses (bounds, walk): read
-/// with the hot part and registered in S3 without logic.
+/// One MR table entry, the part only the engine uses (a miss's bounds,
+/// walks): read free-running from S3's MR index, taken by the engine in
+/// its second cycle.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct MrCold {
     pub base: Bits<64>,
@@ -781,7 +802,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
     }
 
     /// Cycles from the edge that accepts a request to `m_grant_valid`, for
-    /// a TLB hit inside one page with the output free.
+    /// any TLB hit inside one page with the output free.
     pub const HIT_LATENCY: usize = 2;
     /// MR table entries.
     pub const MRS: usize = 1 << MA;
