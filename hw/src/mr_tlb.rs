@@ -3,8 +3,16 @@
 //! block computes them at one request per cycle.
 //!
 //! # Memories
-//! - **MR table**: `2^MA` entries ([`MrWord`]) in block RAM, indexed by the
-//!   key's index (`key >> 8`).
+//! - **MR table**: `2^MA` entries in two block RAMs, indexed by the key's
+//!   index (`key >> 8`): the hot part ([`MrHot`]: tag, state, PD, access,
+//!   epoch; 38 bits, 10 DP16KD at 4096 entries) that every request checks
+//!   in S2, and the cold part ([`MrCold`]: base, limit, page shift,
+//!   page-table base; 150 bits, 38 DP16KD) that only the engine uses. The
+//!   cold part reads every cycle, free-running, addressed from S3's MR
+//!   index (its output register holds the entry of the request S3 held two
+//!   cycles before; the engine takes it in its second cycle), so no
+//!   pipeline enable reaches its blocks. The hit path gathers from the 10
+//!   hot blocks and the TLB's, not from all 47 blocks of one 188-bit word.
 //! - **Page table**: `2^PTA` page frame numbers (40 bits, `PA >> 12`) in
 //!   block RAM.
 //! - **TLB**: `2^TA` entries ([`TlbWord`]) in block RAM, direct mapped,
@@ -14,49 +22,73 @@
 //!   entry holds the physical frame of those 4 KiB (the region's page,
 //!   4 KiB..2 MiB, plus the offset of the 4 KiB in it, combined when the
 //!   walk fills the entry), so a hit's address is that frame and the low
-//!   12 bits of the VA, with no page mask. Because the set does not depend on the region's page
-//!   size, the TLB is read in the same cycle as the MR table, straight
-//!   from the request. Direct mapping gives the one-cycle hit with one RAM
-//!   read and one compare; set-associative would need `k` compares and a
-//!   way mux in the same cycle and a replacement policy, for fewer
-//!   conflict misses that a NIC's mostly streaming accesses (consecutive
-//!   pages land in consecutive sets) do not suffer. The price of 4 KiB
-//!   tags: a large page takes one miss per 4 KiB touched.
+//!   12 bits of the VA, with no page mask. The entry also caches what the
+//!   hit's checks need of the cold part: the region's page shift (less 12)
+//!   and its bounds relative to those 4 KiB (`P = vpn << 12`):
+//!   `lo = max(base - P, 0)` (12 bits) and `hi = min(limit - P, 2^33 - 1)`
+//!   (33 bits). A request in those 4 KiB is in bounds exactly when
+//!   `va - P >= lo` and `va - P + len <= hi`, so every hit checks its
+//!   bounds in S2 from the TLB word (12- and 33-bit compares instead of
+//!   64- and 65-bit ones against the MR word). Because the set does not
+//!   depend on the region's page size, the TLB is read in the same cycle
+//!   as the MR table, straight from the request. Direct mapping gives the
+//!   one-cycle hit with one RAM read and one compare; set-associative
+//!   would need `k` compares and a way mux in the same cycle and a
+//!   replacement policy, for fewer conflict misses that a NIC's mostly
+//!   streaming accesses (consecutive pages land in consecutive sets) do
+//!   not suffer. The price of 4 KiB tags: a large page takes one miss per
+//!   4 KiB touched.
 //!
 //! # Coherence
 //! The TLB caches translations, never permissions: every request reads its
-//! MR entry, so deregistration and invalidation take effect at once.
-//! Each MR entry carries an 8-bit epoch, incremented by every REGISTER of
-//! its index and part of the TLB tag, so translations of an earlier
-//! registration never hit. When an epoch wraps to 0 the whole TLB is swept
-//! (`2^TA` cycles), so an (index, epoch) pair names one registration among
-//! all live TLB entries. Contract for the control plane: page-table
-//! entries a registered region uses are not rewritten while it is
-//! registered (re-register after changing them), as with any NIC's MTT.
+//! MR entry's hot part, so deregistration and invalidation take effect at
+//! once. Each MR entry carries an 8-bit epoch, incremented by every
+//! REGISTER of its index and part of the TLB tag, so translations of an
+//! earlier registration never hit. When an epoch wraps to 0 the whole TLB
+//! is swept (`2^TA` cycles), so an (index, epoch) pair names one
+//! registration among all live TLB entries. The cached shift and bounds
+//! are therefore exact: only REGISTER writes base, limit and shift, and it
+//! always bumps the epoch (DEREGISTER and INVALIDATE change the state
+//! only, which the hit checks in the hot part). The bounds encoding is
+//! exact because the walk fills only 4 KiB that hold a byte of an
+//! in-bounds request (the engine checks a miss's bounds before it walks),
+//! so `base - P < 4096` and `limit > P`; and `va - P + len < 2^33`.
+//! Contract for the control plane: page-table entries a registered region
+//! uses are not rewritten while it is registered (re-register after
+//! changing them), as with any NIC's MTT.
 //!
 //! # Pipeline (requests)
 //! | cycle | work |
 //! |---|---|
-//! | accept | request registered into S1 (with its end `va + len` and last byte `va + len - 1`); MR table and TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
+//! | accept | request registered into S1 (with its last byte `va + len - 1`, its end `va + len` and its end within its 4 KiB `va[11:0] + len`); the hot MR part and the TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
 //! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, into S2 |
-//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD, access; the bounds compares in 32-bit halves; TLB tag and epoch match; one page (the smear's bit at the page shift) |
-//! | S3 | the reason by the rules' priority and the hit from those flags; decision: single-chunk grants, rejects (counted per reason) and zero-length grants go out; otherwise handed to the engine |
-//! | out | the decided beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers through the decision, not from `m_grant_ready`); if not taken, or if older beats wait, it goes to the output register, or to the skid register behind it (S3 and the engine write only while the skid is free) |
+//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD (below, above), access; TLB tag (valid and index, `vpn` in two halves) and TLB epoch = MR epoch; the bounds from the TLB word (`va[11:0] < lo`, the end above `hi` in 17 + 16 bits); one page (the smear's bit at the TLB's page shift, a 16-way select) |
+//! | S3 | the reason by the rules' priority (bounds only on a TLB hit) and the hit from those flags; decision: rejects (counted per reason), zero-length grants and hits within one page go out; otherwise handed to the engine |
+//! | out | S3's beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers; the decision drives only its valid and reason, not its address and length); if not taken, or if an older beat waits, it goes to the output register or the skid register behind it |
 //!
 //! Hit latency 2 cycles (from the accepting edge to `m_grant_valid`, the
-//! issue's goal), one
-//! request per cycle while requests hit and fit one page. A request that
-//! misses, or spans pages, goes to the *engine*, which stalls the
-//! pipeline: a walk (shift, page-table index, page-table read in two
-//! cycles, register, TLB fill, emit: 9 cycles from accept to the first
-//! chunk) and then 5 cycles per further page on hits (advance, TLB read,
-//! output register, compare, emit), walking on a miss. If the engine reads
-//! the TLB while a request waits in S1 or S2, that request's word is lost
-//! and it walks (same outcome, more cycles).
+//! issue's goal) for every hit, wherever it lies in its region (a partly
+//! covered 4 KiB at either end, across 4 KiB inside a larger page); a hit
+//! that reaches outside the region is refused as fast. One request per
+//! cycle while requests hit and fit one page. A request that misses, or
+//! spans pages, goes to the *engine*, which stalls the pipeline: on a
+//! miss the cold part (two cycles), the bounds (compare, decide: an
+//! out-of-bounds request is rejected there), a walk (shift, page-table
+//! index, page-table read in two cycles, register, TLB fill, emit: 14
+//! cycles from accept to the first chunk); on a hit spanning pages the
+//! first page at once (page room, fits, emit: 6 cycles); then 6 cycles per
+//! further page on hits (advance, TLB read, output register, capture,
+//! compare, emit), walking on a miss. The engine's beats go through the
+//! output register. If the engine reads the TLB while a request waits in
+//! S1 or S2, that request's word is lost and it walks (same outcome, more
+//! cycles).
 //!
 //! Flow control (S3 may go, S1 → S2 load, accept) is three registers
-//! computed a cycle ahead from the next-state values, so the RAMs' clock
-//! and output enables come from flip-flops through at most one gate.
+//! computed a cycle ahead from the next-state values (for both outcomes of
+//! S3's decision, which selects last), so the RAMs' clock and output
+//! enables come from flip-flops through at most one gate; the engine's
+//! RAM enables, the TLB read-address select and write port are registers
+//! too.
 //!
 //! # Programming
 //! `s_cmd_*` is a valid/ready command port (the CSR block drives it in
@@ -102,20 +134,29 @@ const _: () = assert!(roce_regs::MR_SHIFT_BITS == 5);
 pub const PFN_BITS: usize = PA_BITS as usize - 12;
 const _: () = assert!(EPOCH_BITS == 8 && PFN_BITS == 40);
 
-/// One MR table entry.
+/// One MR table entry, the part every request checks in S2 (its own
+/// block RAM, 38 bits: 10 DP16KD at 4096 entries, so the checks gather
+/// from few blocks).
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
-pub struct MrWord {
+pub struct MrHot {
     pub tag: Bits<8>,
     /// [`MrState`] code.
     pub state: Bits<2>,
     pub pd: Bits<16>,
     pub access: Bits<4>,
+    pub epoch: Bits<8>,
+}
+
+/// One MR table entry, the part only the engine uses (a miss's bounds,
+/// walks): read free-running from S3's MR index, taken by the engine in
+/// its second cycle.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct MrCold {
     pub base: Bits<64>,
     /// `base + length`, exact (up to 2^64).
     pub limit: Bits<65>,
     pub shift: Bits<5>,
     pub pt_base: Bits<16>,
-    pub epoch: Bits<8>,
 }
 
 /// One TLB entry.
@@ -128,6 +169,17 @@ pub struct TlbWord {
     pub vpn: Bits<52>,
     /// The frame (`PA >> 12`) of those 4 KiB, within the region's page.
     pub pfn: Bits<40>,
+    /// The region's page shift, less 12 (`0..=9`: the one-page test is
+    /// a 16-way select).
+    pub pidx: Bits<4>,
+    /// The region's bounds relative to those 4 KiB (`P = vpn << 12`):
+    /// the lowest offset in them inside the region, `max(base - P, 0)`,
+    /// and `min(limit - P, 2^33 - 1)`. A request in them is in bounds when
+    /// `va - P >= lo` and `va - P + len <= hi` (exact: the walk fills only
+    /// 4 KiB holding a byte of an in-bounds request, so `base - P < 4096`
+    /// and `limit > P`; `va - P + len < 2^33`).
+    pub lo: Bits<12>,
+    pub hi: Bits<33>,
 }
 
 /// One output beat: a chunk, a zero-length grant, or a reject.
@@ -142,10 +194,15 @@ pub struct GrantWord {
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Engine {
     Idle,
+    Cold,
+    Take,
+    Bounds,
+    Check,
     Room,
     Fits,
     Look,
     Wait,
+    Capture,
     Compare,
     Shift,
     Index,
@@ -219,7 +276,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     pub cnt_out_of_bounds: Signal<Out, Bits<32>>,
     pub cnt_tlb_miss: Signal<Out, Bits<32>>,
 
-    mr: BramOutReg<MrWord, MA>,
+    mr: BramOutReg<MrHot, MA>,
+    mr_cold: BramOutReg<MrCold, MA>,
     pt: BramOutReg<Bits<40>, PTA>,
     tlb: BramOutReg<TlbWord, TA>,
 
@@ -227,8 +285,10 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     n_mr: Constant<Bits<32>>,
     n_pt: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
-    one64: Constant<Bits<64>>,
     low12: Constant<Bits<64>>,
+    sat33: Constant<Bits<33>>,
+    ones64: Constant<Bits<64>>,
+    ones_hi12: Constant<Bits<64>>,
     two64: Constant<Bits<65>>,
     shift_min: Constant<Bits<5>>,
     shift_max: Constant<Bits<5>>,
@@ -251,7 +311,21 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     ld2: Signal<Local, Bit>,
     ld3: Signal<Local, Bit>,
     s3_fire: Signal<Local, Bit>,
-    e_look: Signal<Local, Bit>,
+    /// The engine reads the TLB this cycle (`Look`): the TLB read-address
+    /// mux selected by a flip-flop.
+    e_look: DFF<Bit>,
+    /// The engine is in a state that writes beats (`Emit`, `Check`; S3
+    /// writes none then): the beat mux selected by a flip-flop.
+    e_out: DFF<Bit>,
+    /// The engine's bounds compares combined (`Check`).
+    e_oob: Signal<Local, Bit>,
+    /// The page table's read and output enables (`Read`, `Hold`).
+    pt_ce: DFF<Bit>,
+    pt_oce: DFF<Bit>,
+    /// The TLB write port's registers (fill or sweep).
+    tw_we: DFF<Bit>,
+    tw_addr: DFF<Bits<TA>>,
+    tw_data: DFF<TlbWord>,
     // The flow-control decisions, each a register computed a cycle ahead
     // from the next-state values (the RAM clock enables come from flip-flops
     // through at most one gate).
@@ -265,6 +339,15 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// engine's next idleness from these, not from its next state (which
     /// also depends on the TLB compare in `Compare`).
     e_start: Signal<Local, Bit>,
+    /// The flow control's next values for each outcome of S3's decision.
+    fc_free: Signal<Local, Bit>,
+    fc_skid_s: Signal<Local, Bit>,
+    fc_skid_e: Signal<Local, Bit>,
+    fc_go_s: Signal<Local, Bit>,
+    fc_go_e: Signal<Local, Bit>,
+    fc_ld2_s: Signal<Local, Bit>,
+    fc_ld2_e: Signal<Local, Bit>,
+    fc_room: Signal<Local, Bit>,
     e_done: Signal<Local, Bit>,
 
     // S1: request whose MR entry and TLB set are being read.
@@ -279,6 +362,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     end1: DFF<Bits<65>>,
     /// The last byte, `va + len - 1` (for a nonzero length).
     last1: DFF<Bits<64>>,
+    /// The end relative to the request's 4 KiB: `va[11:0] + len`.
+    oend1: DFF<Bits<33>>,
     zero1: DFF<Bit>,
 
     // S2: the request; its MR entry and TLB word are the RAMs' output
@@ -292,48 +377,56 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     va2: DFF<Bits<64>>,
     len2: DFF<Bits<32>>,
     end2: DFF<Bits<65>>,
+    oend2: DFF<Bits<33>>,
     /// Bit `s` set when the request's first and last byte differ at bit
-    /// `s` or above (they are in different pages of `2^s` bytes).
-    above2: DFF<Bits<32>>,
+    /// `12 + s` or above (they are in different pages of `2^(12 + s)`
+    /// bytes).
+    above2: DFF<Bits<16>>,
     zero2: DFF<Bit>,
     /// First and last byte XORed, and that smeared towards bit 0.
     span1: Signal<Local, Bits<64>>,
     smear_a: Signal<Local, Bits<64>>,
     smear_b: Signal<Local, Bits<64>>,
     smear_c: Signal<Local, Bits<64>>,
-    /// TLB entry valid, of this MR index and 4 KiB (the epoch apart).
-    tag2: Signal<Local, Bit>,
-    single2: Signal<Local, Bit>,
 
     // S3: the checks' results, registered; the decision.
     v3: DFF<Bit>,
     // Each check's failure, registered; the priority is S3's (`why3`).
     bad_key3: DFF<Bit>,
     invalidated3: DFF<Bit>,
+    /// PD below the request's, above it.
     pd_ne3: DFF<Bit>,
+    pd_ne_hi3: DFF<Bit>,
     denied3: DFF<Bit>,
-    // The bounds compares in halves (`va < base` on 32 + 32 bits,
-    // `end > limit` on 33 + 32), combined in S3.
-    va_lt_hi3: DFF<Bit>,
-    va_eq_hi3: DFF<Bit>,
-    va_lt_lo3: DFF<Bit>,
-    end_gt_hi3: DFF<Bit>,
-    end_eq_hi3: DFF<Bit>,
-    end_gt_lo3: DFF<Bit>,
-    /// S3's reject reason, bounds included.
+    /// The bounds from the TLB entry (meaningful on a hit): `va` below
+    /// the region, its end beyond it.
+    lo_bad3: DFF<Bit>,
+    hi_bad3: DFF<Bit>,
+    /// `hi_bad3` is the end above `hi` on the high 17 bits; this, equal
+    /// there; and above on the low 16 bits.
+    hi_eq3: DFF<Bit>,
+    hi_lo_bad3: DFF<Bit>,
+    /// S3's reject reason, the bounds on a hit included (on a miss the
+    /// engine checks them).
     why3: Signal<Local, Bits<3>>,
     /// TLB tag match, and TLB epoch = MR epoch: a hit when both hold.
     tag3: DFF<Bit>,
+    /// The tag compare's `vpn` half (`tag3`: valid, MR index).
+    tag3_v: DFF<Bit>,
+    /// `tag3_v` is the low 26 bits of `vpn`, this the high 26.
+    tag3_w: DFF<Bit>,
     epoch_eq3: DFF<Bit>,
     hit3: Signal<Local, Bit>,
+    /// First and last byte in one page of the region (the TLB entry's
+    /// page shift: meaningful on a hit).
     single3: DFF<Bit>,
+    /// The TLB entry's page shift less 12 (the engine's on a hit).
+    pidx3: DFF<Bits<4>>,
+    end3: DFF<Bits<65>>,
     zero3: DFF<Bit>,
     pa3: DFF<Bits<64>>,
     len3: DFF<Bits<32>>,
     va3: DFF<Bits<64>>,
-    shift3: DFF<Bits<5>>,
-    base3: DFF<Bits<64>>,
-    ptb3: DFF<Bits<16>>,
     idx3: DFF<Bits<16>>,
     epoch3: DFF<Bits<8>>,
     pfn3: DFF<Bits<40>>,
@@ -345,6 +438,26 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_mask: DFF<Bits<64>>,
     e_shift: DFF<Bits<5>>,
     e_base: DFF<Bits<64>>,
+    e_end: DFF<Bits<65>>,
+    e_limit: DFF<Bits<65>>,
+    /// The bounds compares in halves (`va < base` on 32 + 32 bits,
+    /// `end > limit` on 33 + 32), recomputed every cycle from the registers
+    /// above (valid in `Check`), combined in `Check`.
+    e_va_lt_hi: DFF<Bit>,
+    e_va_eq_hi: DFF<Bit>,
+    e_va_lt_lo: DFF<Bit>,
+    e_end_gt_hi: DFF<Bit>,
+    e_end_eq_hi: DFF<Bit>,
+    e_end_gt_lo: DFF<Bit>,
+    /// The TLB fill's bounds for `e_va`'s 4 KiB (`TlbWord::lo`, `hi`;
+    /// `e_lp` = `limit - P`): recomputed every cycle from the registers
+    /// (valid two cycles after `e_va` changes).
+    e_lo: DFF<Bits<12>>,
+    /// `base >> 12 == e_va >> 12`, in two 26-bit halves (for `e_lo`).
+    e_beq_lo: DFF<Bit>,
+    e_beq_hi: DFF<Bit>,
+    e_lp: DFF<Bits<65>>,
+    e_hi: DFF<Bits<33>>,
     e_ptb: DFF<Bits<16>>,
     e_idx: DFF<Bits<16>>,
     e_epoch: DFF<Bits<8>>,
@@ -361,12 +474,24 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// The engine's TLB compare (`Compare`), registered; `Emit` emits on
     /// it or walks. Set by the hand-over on an S3 hit and by `Fill`.
     e_hit: DFF<Bit>,
+    /// The TLB word the engine read (`Capture`), compared in `Compare`.
+    e_tw: DFF<TlbWord>,
+    /// The compare's `vpn` part in two halves, low and high 26 bits
+    /// (`e_hit` holds valid, index and epoch).
+    e_hit_v: DFF<Bit>,
+    e_hit_w: DFF<Bit>,
     e_tidx: Signal<Local, Bits<TA>>,
     e_vpn: Signal<Local, Bits<52>>,
 
     // Output register and the skid register behind it.
     q_write: Signal<Local, Bit>,
     q_data: Signal<Local, GrantWord>,
+    /// S3's beat and the engine's; only S3's is offered on the port in the
+    /// cycle it is written (the engine's go through the output register).
+    s3_write: Signal<Local, Bit>,
+    s3_data: Signal<Local, GrantWord>,
+    e_write: Signal<Local, Bit>,
+    e_data: Signal<Local, GrantWord>,
     q_pop: Signal<Local, Bit>,
     /// The beat written this cycle goes straight out (output register
     /// empty, taken by the consumer now).
@@ -387,6 +512,14 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     n_access: DFF<Bits<32>>,
     n_bounds: DFF<Bits<32>>,
     n_miss: DFF<Bits<32>>,
+    /// A reject of each reason decided last cycle, not yet in its counter
+    /// (the decision drives these bits, not the 32-bit adders; the
+    /// `cnt_*` outputs add them in).
+    p_bad_key: DFF<Bit>,
+    p_invalidated: DFF<Bit>,
+    p_pd: DFF<Bit>,
+    p_access: DFF<Bit>,
+    p_bounds: DFF<Bit>,
 
     // Control plane.
     c_state: DFF<Control>,
@@ -396,7 +529,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     c_error: DFF<Bit>,
     /// The entry read by a command, then the word to write (the MR
     /// table's write data comes from this register).
-    c_old: DFF<MrWord>,
+    c_hot: DFF<MrHot>,
+    c_cold: DFF<MrCold>,
     c_refuse: DFF<Bit>,
     // The command, registered as the control leaves Idle: the RAM write
     // ports are driven from flip-flops only.
@@ -476,13 +610,16 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             cnt_out_of_bounds: Default::default(),
             cnt_tlb_miss: Default::default(),
             mr: BramOutReg::new(),
+            mr_cold: BramOutReg::new(),
             pt: BramOutReg::new(),
             tlb: BramOutReg::new(),
             n_mr: c(1 << MA),
             n_pt: c(1 << PTA),
             one32: c(1),
-            one64: c(1),
             low12: c(0xFFF),
+            sat33: c((1 << 33) - 1),
+            ones64: c(u64::MAX),
+            ones_hi12: c(!0xFFF),
             two64: Constant::new(Bits::<65>::default().replace_bit(64, true)),
             shift_min: c(PAGE_SHIFT_MIN as u64),
             shift_max: c(PAGE_SHIFT_MAX as u64),
@@ -504,10 +641,25 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             ld3: Default::default(),
             s3_fire: Default::default(),
             e_look: Default::default(),
+            e_out: Default::default(),
+            e_oob: Default::default(),
+            pt_ce: Default::default(),
+            pt_oce: Default::default(),
+            tw_we: Default::default(),
+            tw_addr: Default::default(),
+            tw_data: Default::default(),
             can_go: Default::default(),
             ld2_r: Default::default(),
             room: Default::default(),
             e_start: Default::default(),
+            fc_free: Default::default(),
+            fc_skid_s: Default::default(),
+            fc_skid_e: Default::default(),
+            fc_go_s: Default::default(),
+            fc_go_e: Default::default(),
+            fc_ld2_s: Default::default(),
+            fc_ld2_e: Default::default(),
+            fc_room: Default::default(),
             e_done: Default::default(),
             v1: Default::default(),
             t1_ok: Default::default(),
@@ -519,6 +671,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             len1: Default::default(),
             end1: Default::default(),
             last1: Default::default(),
+            oend1: Default::default(),
             zero1: Default::default(),
             v2: Default::default(),
             tok2: Default::default(),
@@ -529,37 +682,36 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             va2: Default::default(),
             len2: Default::default(),
             end2: Default::default(),
+            oend2: Default::default(),
             above2: Default::default(),
-            zero2: Default::default(),
             span1: Default::default(),
             smear_a: Default::default(),
             smear_b: Default::default(),
             smear_c: Default::default(),
-            tag2: Default::default(),
-            single2: Default::default(),
+            zero2: Default::default(),
             v3: Default::default(),
             bad_key3: Default::default(),
             invalidated3: Default::default(),
             pd_ne3: Default::default(),
+            pd_ne_hi3: Default::default(),
             denied3: Default::default(),
-            va_lt_hi3: Default::default(),
-            va_eq_hi3: Default::default(),
-            va_lt_lo3: Default::default(),
-            end_gt_hi3: Default::default(),
-            end_eq_hi3: Default::default(),
-            end_gt_lo3: Default::default(),
             why3: Default::default(),
             tag3: Default::default(),
+            tag3_v: Default::default(),
+            tag3_w: Default::default(),
             epoch_eq3: Default::default(),
             hit3: Default::default(),
             single3: Default::default(),
+            pidx3: Default::default(),
+            lo_bad3: Default::default(),
+            hi_bad3: Default::default(),
+            hi_eq3: Default::default(),
+            hi_lo_bad3: Default::default(),
+            end3: Default::default(),
             zero3: Default::default(),
             pa3: Default::default(),
             len3: Default::default(),
             va3: Default::default(),
-            shift3: Default::default(),
-            base3: Default::default(),
-            ptb3: Default::default(),
             idx3: Default::default(),
             epoch3: Default::default(),
             pfn3: Default::default(),
@@ -569,6 +721,19 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_mask: Default::default(),
             e_shift: Default::default(),
             e_base: Default::default(),
+            e_end: Default::default(),
+            e_limit: Default::default(),
+            e_va_lt_hi: Default::default(),
+            e_va_eq_hi: Default::default(),
+            e_va_lt_lo: Default::default(),
+            e_end_gt_hi: Default::default(),
+            e_end_eq_hi: Default::default(),
+            e_end_gt_lo: Default::default(),
+            e_lo: Default::default(),
+            e_beq_lo: Default::default(),
+            e_beq_hi: Default::default(),
+            e_lp: Default::default(),
+            e_hi: Default::default(),
             e_ptb: Default::default(),
             e_idx: Default::default(),
             e_epoch: Default::default(),
@@ -582,8 +747,15 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_room: Default::default(),
             e_fits: Default::default(),
             e_hit: Default::default(),
+            e_tw: Default::default(),
+            e_hit_v: Default::default(),
+            e_hit_w: Default::default(),
             q_write: Default::default(),
             q_data: Default::default(),
+            s3_write: Default::default(),
+            s3_data: Default::default(),
+            e_write: Default::default(),
+            e_data: Default::default(),
             q_pop: Default::default(),
             q_pass: Default::default(),
             q_valid: Default::default(),
@@ -596,12 +768,18 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             n_access: Default::default(),
             n_bounds: Default::default(),
             n_miss: Default::default(),
+            p_bad_key: Default::default(),
+            p_invalidated: Default::default(),
+            p_pd: Default::default(),
+            p_access: Default::default(),
+            p_bounds: Default::default(),
             c_state: Default::default(),
             c_sweep_mr: Default::default(),
             c_count: Default::default(),
             c_done: Default::default(),
             c_error: Default::default(),
-            c_old: Default::default(),
+            c_hot: Default::default(),
+            c_cold: Default::default(),
             c_refuse: Default::default(),
             c_op: Default::default(),
             c_key: Default::default(),
@@ -624,7 +802,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
     }
 
     /// Cycles from the edge that accepts a request to `m_grant_valid`, for
-    /// a TLB hit inside one page with the output free.
+    /// any TLB hit inside one page with the output free.
     pub const HIT_LATENCY: usize = 2;
     /// MR table entries.
     pub const MRS: usize = 1 << MA;
@@ -647,6 +825,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self,
             clock,
             can_go,
+            e_look,
+            e_out,
+            pt_ce,
+            pt_oce,
+            tw_we,
+            tw_addr,
+            tw_data,
             ld2_r,
             room,
             v1,
@@ -659,6 +844,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             len1,
             end1,
             last1,
+            oend1,
             zero1,
             v2,
             tok2,
@@ -669,29 +855,30 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             va2,
             len2,
             end2,
+            oend2,
             above2,
             zero2,
             v3,
             bad_key3,
             invalidated3,
             pd_ne3,
+            pd_ne_hi3,
             denied3,
-            va_lt_hi3,
-            va_eq_hi3,
-            va_lt_lo3,
-            end_gt_hi3,
-            end_eq_hi3,
-            end_gt_lo3,
             tag3,
+            tag3_v,
+            tag3_w,
             epoch_eq3,
             single3,
+            pidx3,
+            lo_bad3,
+            hi_bad3,
+            hi_eq3,
+            hi_lo_bad3,
+            end3,
             zero3,
             pa3,
             len3,
             va3,
-            shift3,
-            base3,
-            ptb3,
             idx3,
             epoch3,
             pfn3,
@@ -701,6 +888,19 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_mask,
             e_shift,
             e_base,
+            e_end,
+            e_limit,
+            e_va_lt_hi,
+            e_va_eq_hi,
+            e_va_lt_lo,
+            e_end_gt_hi,
+            e_end_eq_hi,
+            e_end_gt_lo,
+            e_lo,
+            e_beq_lo,
+            e_beq_hi,
+            e_lp,
+            e_hi,
             e_ptb,
             e_idx,
             e_epoch,
@@ -712,6 +912,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_room,
             e_fits,
             e_hit,
+            e_tw,
+            e_hit_v,
+            e_hit_w,
             q_valid,
             q_out,
             q_skid_valid,
@@ -722,12 +925,18 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             n_access,
             n_bounds,
             n_miss,
+            p_bad_key,
+            p_invalidated,
+            p_pd,
+            p_access,
+            p_bounds,
             c_state,
             c_sweep_mr,
             c_count,
             c_done,
             c_error,
-            c_old,
+            c_hot,
+            c_cold,
             c_refuse,
             c_op,
             c_key,
@@ -746,7 +955,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_pt_we,
             c_rd
         );
-        clock!(self, clock, mr, pt, tlb);
+        clock!(self, clock, mr, mr_cold, pt, tlb);
 
         // ---- Engine-side values (from its registers).
         self.e_tidx.next =
@@ -755,43 +964,80 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.e_room.d.next = (self.one32.val() << self.e_shift.q.val())
             - bit_cast::<32, 64>(self.e_va.q.val() & self.e_mask.q.val());
         self.e_fits.d.next = self.e_rem.q.val() <= self.e_room.q.val();
-        self.e_look.next = self.e_state.q.val() == Engine::Look;
+        self.e_va_lt_hi.d.next = bit_cast::<32, 64>(self.e_va.q.val() >> 32)
+            < bit_cast::<32, 64>(self.e_base.q.val() >> 32);
+        self.e_va_eq_hi.d.next = bit_cast::<32, 64>(self.e_va.q.val() >> 32)
+            == bit_cast::<32, 64>(self.e_base.q.val() >> 32);
+        self.e_va_lt_lo.d.next =
+            bit_cast::<32, 64>(self.e_va.q.val()) < bit_cast::<32, 64>(self.e_base.q.val());
+        self.e_end_gt_hi.d.next = bit_cast::<33, 65>(self.e_end.q.val() >> 32)
+            > bit_cast::<33, 65>(self.e_limit.q.val() >> 32);
+        self.e_end_eq_hi.d.next = bit_cast::<33, 65>(self.e_end.q.val() >> 32)
+            == bit_cast::<33, 65>(self.e_limit.q.val() >> 32);
+        self.e_end_gt_lo.d.next =
+            bit_cast::<32, 65>(self.e_end.q.val()) > bit_cast::<32, 65>(self.e_limit.q.val());
+        // Valid the cycle after `e_shift` loads (the engine's `Bounds`).
+        self.e_mask.d.next = !(self.ones64.val() << self.e_shift.q.val());
+        // `base` is below `e_va`'s 4 KiB or in it (the walk fills only
+        // 4 KiB that hold an in-bounds byte): `base - P` is its offset
+        // there, or 0.
+        self.e_beq_lo.d.next = bit_cast::<26, 64>(self.e_base.q.val() >> 12)
+            == bit_cast::<26, 64>(self.e_va.q.val() >> 12);
+        self.e_beq_hi.d.next = bit_cast::<26, 64>(self.e_base.q.val() >> 38)
+            == bit_cast::<26, 64>(self.e_va.q.val() >> 38);
+        if self.e_beq_lo.q.val() & self.e_beq_hi.q.val() {
+            self.e_lo.d.next = bit_cast::<12, 64>(self.e_base.q.val());
+        } else {
+            self.e_lo.d.next = 0.into();
+        }
+        self.e_lp.d.next =
+            self.e_limit.q.val() - bit_cast::<65, 64>(self.e_va.q.val() & !self.low12.val());
+        if (self.e_lp.q.val() >> 33).any() {
+            self.e_hi.d.next = self.sat33.val();
+        } else {
+            self.e_hi.d.next = bit_cast::<33, 65>(self.e_lp.q.val());
+        }
 
         // ---- S2: every check, on the RAMs' output registers.
-        self.tag2.next = self.tok2.q.val()
-            & self.tlb.read_data.val().valid
-            & (self.tlb.read_data.val().index == bit_cast::<16, 32>(self.key2.q.val() >> 8))
-            & (self.tlb.read_data.val().vpn == bit_cast::<52, 64>(self.va2.q.val() >> 12));
-        // First and last byte in one page: no bit above the page offset differs.
-        self.single2.next =
-            !bit_cast::<1, 32>(self.above2.q.val() >> self.mr.read_data.val().shift).any();
 
         // Memory port defaults.
         self.mr.write_enable.next = self.c_we.q.val();
         self.mr.write_address.next = self.c_waddr.q.val();
-        self.mr.write_data.next = self.c_old.q.val();
+        self.mr.write_data.next = self.c_hot.q.val();
         self.mr.read_enable.next = false;
         self.mr.output_enable.next = false;
         self.mr.read_address.next = bit_cast::<MA, 32>(self.s_req_key.val() >> 8);
+        self.mr_cold.write_enable.next = self.c_we.q.val();
+        self.mr_cold.write_address.next = self.c_waddr.q.val();
+        self.mr_cold.write_data.next = self.c_cold.q.val();
         self.pt.write_enable.next = self.c_pt_we.q.val();
         self.pt.write_address.next = bit_cast::<PTA, 32>(self.c_index.q.val());
         self.pt.write_data.next = bit_cast::<40, 64>(self.c_addr.q.val() >> 12);
-        self.pt.read_enable.next = false;
-        self.pt.output_enable.next = false;
         self.pt.read_address.next = self.e_pta.q.val();
-        self.tlb.write_enable.next = false;
-        self.tlb.write_address.next = self.e_tidx.val();
-        self.tlb.write_data.next.valid = true;
-        self.tlb.write_data.next.index = self.e_idx.q.val();
-        self.tlb.write_data.next.epoch = self.e_epoch.q.val();
-        self.tlb.write_data.next.vpn = self.e_vpn.val();
+        // The TLB write port is driven from registers (`tw_*`: the write
+        // lands the cycle after `Fill` or a sweep step).
+        self.tlb.write_enable.next = self.tw_we.q.val();
+        self.tlb.write_address.next = self.tw_addr.q.val();
+        self.tlb.write_data.next = self.tw_data.q.val();
+        self.tw_we.d.next = false;
+        self.tw_addr.d.next = self.e_tidx.val();
+        self.tw_data.d.next.valid = true;
+        self.tw_data.d.next.index = self.e_idx.q.val();
+        self.tw_data.d.next.epoch = self.e_epoch.q.val();
+        self.tw_data.d.next.vpn = self.e_vpn.val();
         // The frame of `e_va`'s 4 KiB: the page's frame with `e_va`'s
         // offset bits above 12 within the page.
-        self.tlb.write_data.next.pfn = bit_cast::<40, 64>(
+        self.tw_data.d.next.pfn = bit_cast::<40, 64>(
             (((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12) & !self.e_mask.q.val())
                 | (self.e_va.q.val() & self.e_mask.q.val()))
                 >> 12,
         );
+        self.tw_data.d.next.pidx = bit_cast::<4, 5>(self.e_shift.q.val() - self.shift_min.val());
+        self.tw_data.d.next.lo = self.e_lo.q.val();
+        self.tw_data.d.next.hi = self.e_hi.q.val();
+        // The page table's read enables, registers computed a cycle ahead.
+        self.pt.read_enable.next = self.pt_ce.q.val();
+        self.pt.output_enable.next = self.pt_oce.q.val();
         self.tlb.read_enable.next = false;
         self.tlb.output_enable.next = false;
         self.tlb.read_address.next = bit_cast::<TA, 64>(self.s_req_va.val() >> 12)
@@ -804,16 +1050,49 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.tlb_miss.next = self.e_state.q.val() == Engine::Shift;
         self.busy.next = self.c_state.q.val() == Control::Sweep;
         self.cnt_bad_key.next = self.n_bad_key.q.val();
+        self.p_bad_key.d.next = false;
+        if self.p_bad_key.q.val() {
+            self.cnt_bad_key.next = self.n_bad_key.q.val() + 1;
+            self.n_bad_key.d.next = self.n_bad_key.q.val() + 1;
+        }
         self.cnt_invalidated_key.next = self.n_invalidated.q.val();
+        self.p_invalidated.d.next = false;
+        if self.p_invalidated.q.val() {
+            self.cnt_invalidated_key.next = self.n_invalidated.q.val() + 1;
+            self.n_invalidated.d.next = self.n_invalidated.q.val() + 1;
+        }
         self.cnt_pd_mismatch.next = self.n_pd.q.val();
+        self.p_pd.d.next = false;
+        if self.p_pd.q.val() {
+            self.cnt_pd_mismatch.next = self.n_pd.q.val() + 1;
+            self.n_pd.d.next = self.n_pd.q.val() + 1;
+        }
         self.cnt_access_denied.next = self.n_access.q.val();
+        self.p_access.d.next = false;
+        if self.p_access.q.val() {
+            self.cnt_access_denied.next = self.n_access.q.val() + 1;
+            self.n_access.d.next = self.n_access.q.val() + 1;
+        }
         self.cnt_out_of_bounds.next = self.n_bounds.q.val();
+        self.p_bounds.d.next = false;
+        if self.p_bounds.q.val() {
+            self.cnt_out_of_bounds.next = self.n_bounds.q.val() + 1;
+            self.n_bounds.d.next = self.n_bounds.q.val() + 1;
+        }
         self.cnt_tlb_miss.next = self.n_miss.q.val();
 
         // ---- Flow control.
         self.s3_fire.next = self.v3.q.val() & self.can_go.q.val();
         self.ld3.next = self.v2.q.val() & (!self.v3.q.val() | self.can_go.q.val());
         self.ld2.next = self.ld2_r.q.val();
+        // The cold part reads every cycle, free-running, addressed from S3's
+        // MR index: its output register holds the entry of the request S3
+        // held two cycles before, which the engine takes in its second
+        // cycle (`Take` on a miss, `Fits` on a hit). No enable from the
+        // pipeline's flow control.
+        self.mr_cold.read_enable.next = true;
+        self.mr_cold.output_enable.next = true;
+        self.mr_cold.read_address.next = bit_cast::<MA, 16>(self.idx3.q.val());
         self.s_req_ready.next = self.room.q.val() & !self.s_cmd_valid.val();
         self.ld1.next = self.s_req_valid.val() & self.s_req_ready.val();
         self.drained.next = !self.v1.q.val()
@@ -838,12 +1117,14 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 bit_cast::<65, 64>(self.s_req_va.val()) + bit_cast::<65, 32>(self.s_req_len.val());
             self.last1.d.next =
                 self.s_req_va.val() + bit_cast::<64, 32>(self.s_req_len.val() - self.one32.val());
+            self.oend1.d.next = bit_cast::<33, 64>(self.s_req_va.val() & self.low12.val())
+                + bit_cast::<33, 32>(self.s_req_len.val());
             self.zero1.d.next = self.s_req_len.val() == 0;
         } else {
             if self.ld2.val() {
                 self.v1.d.next = false;
             }
-            if self.e_look.val() {
+            if self.e_look.q.val() {
                 // The engine reads the TLB: S1's word is gone (it walks).
                 self.t1_ok.d.next = false;
             }
@@ -878,7 +1159,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.va2.d.next = self.va1.q.val();
             self.len2.d.next = self.len1.q.val();
             self.end2.d.next = self.end1.q.val();
-            self.above2.d.next = bit_cast::<32, 64>(self.smear_c.val());
+            self.oend2.d.next = self.oend1.q.val();
+            self.above2.d.next = bit_cast::<16, 64>(self.smear_c.val() >> 12);
             self.zero2.d.next = self.zero1.q.val();
         } else {
             if self.ld3.val() {
@@ -898,32 +1180,45 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 | (self.mr.read_data.val().state == self.st_free.val())
                 | (self.mr.read_data.val().tag != bit_cast::<8, 32>(self.key2.q.val()));
             self.invalidated3.d.next = self.mr.read_data.val().state == self.st_invalid.val();
-            self.pd_ne3.d.next = self.mr.read_data.val().pd != self.pd2.q.val();
+            // Unequal as below or above: two carry chains, not a tree of
+            // LUTs.
+            self.pd_ne3.d.next = self.mr.read_data.val().pd < self.pd2.q.val();
+            self.pd_ne_hi3.d.next = self.mr.read_data.val().pd > self.pd2.q.val();
             self.denied3.d.next = (self.access2.q.val() & !self.mr.read_data.val().access).any();
-            self.tag3.d.next = self.tag2.val();
+            self.tag3.d.next = self.tok2.q.val()
+                & self.tlb.read_data.val().valid
+                & (bit_cast::<MA, 16>(self.tlb.read_data.val().index)
+                    == bit_cast::<MA, 32>(self.key2.q.val() >> 8));
+            // Equal as neither below nor above: two carry chains, not a
+            // tree of LUTs.
+            self.tag3_v.d.next = (bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
+                <= bit_cast::<26, 64>(self.va2.q.val() >> 12))
+                & (bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
+                    >= bit_cast::<26, 64>(self.va2.q.val() >> 12));
+            self.tag3_w.d.next = (bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
+                <= bit_cast::<26, 64>(self.va2.q.val() >> 38))
+                & (bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
+                    >= bit_cast::<26, 64>(self.va2.q.val() >> 38));
             self.epoch_eq3.d.next = self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch;
-            self.va_lt_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
-                < bit_cast::<32, 64>(self.mr.read_data.val().base >> 32);
-            self.va_eq_hi3.d.next = bit_cast::<32, 64>(self.va2.q.val() >> 32)
-                == bit_cast::<32, 64>(self.mr.read_data.val().base >> 32);
-            self.va_lt_lo3.d.next = bit_cast::<32, 64>(self.va2.q.val())
-                < bit_cast::<32, 64>(self.mr.read_data.val().base);
-            self.end_gt_hi3.d.next = bit_cast::<33, 65>(self.end2.q.val() >> 32)
-                > bit_cast::<33, 65>(self.mr.read_data.val().limit >> 32);
-            self.end_eq_hi3.d.next = bit_cast::<33, 65>(self.end2.q.val() >> 32)
-                == bit_cast::<33, 65>(self.mr.read_data.val().limit >> 32);
-            self.end_gt_lo3.d.next = bit_cast::<32, 65>(self.end2.q.val())
-                > bit_cast::<32, 65>(self.mr.read_data.val().limit);
-            self.single3.d.next = self.single2.val();
+            // One page: no bit at or above the page shift differs.
+            self.single3.d.next =
+                !bit_cast::<1, 16>(self.above2.q.val() >> self.tlb.read_data.val().pidx).any();
+            self.pidx3.d.next = self.tlb.read_data.val().pidx;
+            self.lo_bad3.d.next =
+                bit_cast::<12, 64>(self.va2.q.val()) < self.tlb.read_data.val().lo;
+            self.hi_bad3.d.next = bit_cast::<17, 33>(self.oend2.q.val() >> 16)
+                > bit_cast::<17, 33>(self.tlb.read_data.val().hi >> 16);
+            self.hi_eq3.d.next = bit_cast::<17, 33>(self.oend2.q.val() >> 16)
+                == bit_cast::<17, 33>(self.tlb.read_data.val().hi >> 16);
+            self.hi_lo_bad3.d.next = bit_cast::<16, 33>(self.oend2.q.val())
+                > bit_cast::<16, 33>(self.tlb.read_data.val().hi);
+            self.end3.d.next = self.end2.q.val();
             self.zero3.d.next = self.zero2.q.val();
             // The TLB holds the frame of the request's 4 KiB: no page mask.
             self.pa3.d.next = (bit_cast::<64, 40>(self.tlb.read_data.val().pfn) << 12)
                 | (self.va2.q.val() & self.low12.val());
             self.len3.d.next = self.len2.q.val();
             self.va3.d.next = self.va2.q.val();
-            self.shift3.d.next = self.mr.read_data.val().shift;
-            self.base3.d.next = self.mr.read_data.val().base;
-            self.ptb3.d.next = self.mr.read_data.val().pt_base;
             self.idx3.d.next = bit_cast::<16, 32>(self.key2.q.val() >> 8);
             self.epoch3.d.next = self.mr.read_data.val().epoch;
             self.pfn3.d.next = self.tlb.read_data.val().pfn;
@@ -938,102 +1233,176 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.why3.next = self.r_bad_key.val();
         } else if self.invalidated3.q.val() {
             self.why3.next = self.r_invalidated.val();
-        } else if self.pd_ne3.q.val() {
+        } else if self.pd_ne3.q.val() | self.pd_ne_hi3.q.val() {
             self.why3.next = self.r_pd.val();
         } else if self.denied3.q.val() {
             self.why3.next = self.r_access.val();
-        } else if self.va_lt_hi3.q.val()
-            | (self.va_eq_hi3.q.val() & self.va_lt_lo3.q.val())
-            | self.end_gt_hi3.q.val()
-            | (self.end_eq_hi3.q.val() & self.end_gt_lo3.q.val())
+        } else if self.hit3.val()
+            & (self.lo_bad3.q.val()
+                | self.hi_bad3.q.val()
+                | (self.hi_eq3.q.val() & self.hi_lo_bad3.q.val()))
         {
             self.why3.next = self.r_bounds.val();
         }
-        self.hit3.next = self.tag3.q.val() & self.epoch_eq3.q.val();
-        self.q_write.next = false;
+        self.hit3.next =
+            self.tag3.q.val() & self.tag3_v.q.val() & self.tag3_w.q.val() & self.epoch_eq3.q.val();
+        self.s3_write.next = false;
         self.e_start.next = false;
         self.e_done.next = false;
-        self.q_data.next.pa = 0.into();
-        self.q_data.next.len = 0.into();
-        self.q_data.next.last = true;
-        self.q_data.next.reason = 0.into();
+        // S3's beat: the address and length are S3's registers whatever
+        // the decision (they mean nothing on a reject beat; a zero-length
+        // request has length 0), so the decision drives only the reason,
+        // the valid and the write enables.
+        self.s3_data.next.pa = self.pa3.q.val();
+        self.s3_data.next.len = self.len3.q.val();
+        self.s3_data.next.last = true;
+        self.s3_data.next.reason = 0.into();
+        if !self.zero3.q.val() {
+            self.s3_data.next.reason = self.why3.val();
+        }
         if self.s3_fire.val() {
             if self.zero3.q.val() {
-                self.q_write.next = true;
+                self.s3_write.next = true;
             } else if self.why3.val().any() {
-                self.q_write.next = true;
-                self.q_data.next.reason = self.why3.val();
+                self.s3_write.next = true;
                 if self.why3.val() == self.r_bad_key.val() {
-                    self.n_bad_key.d.next = self.n_bad_key.q.val() + 1;
+                    self.p_bad_key.d.next = true;
                 }
                 if self.why3.val() == self.r_invalidated.val() {
-                    self.n_invalidated.d.next = self.n_invalidated.q.val() + 1;
+                    self.p_invalidated.d.next = true;
                 }
                 if self.why3.val() == self.r_pd.val() {
-                    self.n_pd.d.next = self.n_pd.q.val() + 1;
+                    self.p_pd.d.next = true;
                 }
                 if self.why3.val() == self.r_access.val() {
-                    self.n_access.d.next = self.n_access.q.val() + 1;
+                    self.p_access.d.next = true;
                 }
                 if self.why3.val() == self.r_bounds.val() {
-                    self.n_bounds.d.next = self.n_bounds.q.val() + 1;
+                    self.p_bounds.d.next = true;
                 }
             } else if self.hit3.val() & self.single3.q.val() {
-                self.q_write.next = true;
-                self.q_data.next.pa = self.pa3.q.val();
-                self.q_data.next.len = self.len3.q.val();
+                self.s3_write.next = true;
             } else {
-                self.e_va.d.next = self.va3.q.val();
-                self.e_rem.d.next = self.len3.q.val();
-                self.e_mask.d.next = (self.one64.val() << self.shift3.q.val()) - 1;
-                self.e_shift.d.next = self.shift3.q.val();
-                self.e_base.d.next = self.base3.q.val();
-                self.e_ptb.d.next = self.ptb3.q.val();
-                self.e_idx.d.next = self.idx3.q.val();
-                self.e_epoch.d.next = self.epoch3.q.val();
-                self.e_pfn.d.next = self.pfn3.q.val();
                 self.e_start.next = true;
-                self.e_hit.d.next = true;
                 if self.hit3.val() {
-                    // Wait for e_room and e_fits, then emit the first page.
+                    // In bounds (checked in S3 from the TLB entry): wait for
+                    // e_room and e_fits, then emit the first page.
                     self.e_state.d.next = Engine::Room;
                 } else {
-                    self.e_state.d.next = Engine::Shift;
+                    // A miss: the bounds first (from the cold part), then
+                    // a walk.
+                    self.e_state.d.next = Engine::Cold;
                 }
             }
+        }
+        // While the engine is idle its registers follow S3's request (it
+        // uses them only once started): the hand-over sets only its state,
+        // and the decision drives no load enables.
+        if self.e_state.q.val() == Engine::Idle {
+            self.e_va.d.next = self.va3.q.val();
+            self.e_rem.d.next = self.len3.q.val();
+            // The page shift from the TLB entry (right on a hit); the cold
+            // part's fields are taken in the engine's second cycle.
+            self.e_shift.d.next = bit_cast::<5, 4>(self.pidx3.q.val()) + self.shift_min.val();
+            self.e_idx.d.next = self.idx3.q.val();
+            self.e_epoch.d.next = self.epoch3.q.val();
+            self.e_pfn.d.next = self.pfn3.q.val();
+            self.e_end.d.next = self.end3.q.val();
+            self.e_hit.d.next = true;
+            self.e_hit_v.d.next = true;
+            self.e_hit_w.d.next = true;
+            // The mask from the TLB's page shift (a register): right for
+            // a hit's first page (`Room`); a miss's `Bounds` recomputes it
+            // from the cold part's `e_shift`.
+            self.e_mask.d.next = !(self.ones_hi12.val() << self.pidx3.q.val());
         }
         if self.e_state.q.val() == Engine::Shift {
             self.n_miss.d.next = self.n_miss.q.val() + 1;
         }
 
+        self.e_write.next = false;
+        self.e_data.next.pa = 0.into();
+        self.e_data.next.len = 0.into();
+        self.e_data.next.last = true;
+        self.e_data.next.reason = 0.into();
+        self.e_oob.next = self.e_va_lt_hi.q.val()
+            | (self.e_va_eq_hi.q.val() & self.e_va_lt_lo.q.val())
+            | self.e_end_gt_hi.q.val()
+            | (self.e_end_eq_hi.q.val() & self.e_end_gt_lo.q.val());
         // ---- Engine.
+        if self.e_look.q.val() {
+            self.tlb.read_address.next = self.e_tidx.val();
+            self.tlb.read_enable.next = true;
+        }
         match self.e_state.q.val() {
             Engine::Idle => {}
+            Engine::Bounds => {
+                // The bounds compares are registered at the end of this cycle.
+                self.e_state.d.next = Engine::Check;
+            }
+            Engine::Check => {
+                if self.e_oob.val() {
+                    // Out of bounds: one reject beat.
+                    if !self.q_skid_valid.q.val() {
+                        self.e_write.next = true;
+                        self.e_data.next.reason = self.r_bounds.val();
+                        self.p_bounds.d.next = true;
+                        self.e_done.next = true;
+                        self.e_state.d.next = Engine::Idle;
+                    }
+                } else {
+                    self.e_state.d.next = Engine::Shift;
+                }
+            }
             Engine::Room => {
                 self.e_state.d.next = Engine::Fits;
             }
             Engine::Fits => {
+                // The cold part (for a walk of a further page).
+                self.e_shift.d.next = self.mr_cold.read_data.val().shift;
+                self.e_base.d.next = self.mr_cold.read_data.val().base;
+                self.e_ptb.d.next = self.mr_cold.read_data.val().pt_base;
+                self.e_limit.d.next = self.mr_cold.read_data.val().limit;
                 self.e_state.d.next = Engine::Emit;
             }
+            Engine::Cold => {
+                // The cold part's output register loads this request's entry.
+                self.e_state.d.next = Engine::Take;
+            }
+            Engine::Take => {
+                self.e_shift.d.next = self.mr_cold.read_data.val().shift;
+                self.e_base.d.next = self.mr_cold.read_data.val().base;
+                self.e_ptb.d.next = self.mr_cold.read_data.val().pt_base;
+                self.e_limit.d.next = self.mr_cold.read_data.val().limit;
+                self.e_state.d.next = Engine::Bounds;
+            }
             Engine::Look => {
-                self.tlb.read_address.next = self.e_tidx.val();
-                self.tlb.read_enable.next = true;
+                // The TLB read (`e_look`, below).
                 self.e_state.d.next = Engine::Wait;
             }
             Engine::Wait => {
                 self.tlb.output_enable.next = true;
+                self.e_state.d.next = Engine::Capture;
+            }
+            Engine::Capture => {
+                // The TLB word into a register, no logic after the RAM.
+                // Its frame is taken whether it hits or not: a walk loads
+                // the page table's frame over it before it is used.
+                self.e_tw.d.next = self.tlb.read_data.val();
+                self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                 self.e_state.d.next = Engine::Compare;
             }
             Engine::Compare => {
-                // Taken whether it hits or not: a walk loads the page
-                // table's frame over it before it is used.
                 // The compare is registered (`e_hit`); `Emit` walks on a
                 // miss (one cycle more per miss, none per hit).
-                self.e_pfn.d.next = self.tlb.read_data.val().pfn;
-                self.e_hit.d.next = self.tlb.read_data.val().valid
-                    & (self.tlb.read_data.val().index == self.e_idx.q.val())
-                    & (self.tlb.read_data.val().epoch == self.e_epoch.q.val())
-                    & (self.tlb.read_data.val().vpn == self.e_vpn.val());
+                self.e_hit.d.next = self.e_tw.q.val().valid
+                    & (bit_cast::<MA, 16>(self.e_tw.q.val().index)
+                        == bit_cast::<MA, 16>(self.e_idx.q.val()))
+                    & (self.e_tw.q.val().epoch == self.e_epoch.q.val());
+                self.e_hit_v.d.next = bit_cast::<26, 52>(self.e_tw.q.val().vpn)
+                    == bit_cast::<26, 52>(self.e_vpn.val());
+                self.e_hit_w.d.next = bit_cast::<26, 52>(self.e_tw.q.val().vpn >> 26)
+                    == bit_cast::<26, 52>(self.e_vpn.val() >> 26);
                 self.e_state.d.next = Engine::Emit;
             }
             Engine::Shift => {
@@ -1048,11 +1417,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Read;
             }
             Engine::Read => {
-                self.pt.read_enable.next = true;
+                // The page table reads (`pt_ce`).
                 self.e_state.d.next = Engine::Hold;
             }
             Engine::Hold => {
-                self.pt.output_enable.next = true;
+                // The word moves to the output register (`pt_oce`).
                 self.e_state.d.next = Engine::Load;
             }
             Engine::Load => {
@@ -1060,25 +1429,27 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Fill;
             }
             Engine::Fill => {
-                self.tlb.write_enable.next = true;
+                self.tw_we.d.next = true;
                 self.e_hit.d.next = true;
+                self.e_hit_v.d.next = true;
+                self.e_hit_w.d.next = true;
                 self.e_state.d.next = Engine::Emit;
             }
             Engine::Emit => {
-                if !self.e_hit.q.val() {
+                if !(self.e_hit.q.val() & self.e_hit_v.q.val() & self.e_hit_w.q.val()) {
                     self.e_state.d.next = Engine::Shift;
                 } else if !self.q_skid_valid.q.val() {
-                    self.q_write.next = true;
-                    self.q_data.next.pa = ((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12)
+                    self.e_write.next = true;
+                    self.e_data.next.pa = ((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12)
                         & !self.e_mask.q.val())
                         | (self.e_va.q.val() & self.e_mask.q.val());
                     if self.e_fits.q.val() {
-                        self.q_data.next.len = self.e_rem.q.val();
+                        self.e_data.next.len = self.e_rem.q.val();
                         self.e_done.next = true;
                         self.e_state.d.next = Engine::Idle;
                     } else {
-                        self.q_data.next.len = self.e_room.q.val();
-                        self.q_data.next.last = false;
+                        self.e_data.next.len = self.e_room.q.val();
+                        self.e_data.next.last = false;
                         self.e_chunk.d.next = self.e_room.q.val();
                         self.e_state.d.next = Engine::Advance;
                     }
@@ -1090,14 +1461,24 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Look;
             }
         }
+        // One beat written this cycle: S3's or the engine's (never both:
+        // S3 goes only while the engine is idle).
+        self.q_write.next = self.s3_write.val() | self.e_write.val();
+        if self.e_out.q.val() {
+            self.q_data.next = self.e_data.val();
+        } else {
+            self.q_data.next = self.s3_data.val();
+        }
         // ---- Output: the output register and a skid register behind it.
         // With the output register empty (and so the skid register), the
         // beat written this cycle is offered on the port at once and
         // stored only if not taken. A beat is written only while the skid
         // register is free (S3's `can_go`, the engine's `Emit`).
         self.q_pop.next = self.q_valid.q.val() & self.m_grant_ready.val();
-        self.q_pass.next = !self.q_valid.q.val() & self.q_write.val() & self.m_grant_ready.val();
-        if self.q_write.val() {
+        self.q_pass.next = !self.q_valid.q.val() & self.s3_write.val() & self.m_grant_ready.val();
+        // The skid register loads whenever it is free (a beat is
+        // written only then): its enable is a flip-flop.
+        if !self.q_skid_valid.q.val() {
             self.q_skid.d.next = self.q_data.val();
         }
         if !self.q_valid.q.val() | self.q_pop.val() {
@@ -1116,17 +1497,17 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
         // `valid` and the beat come from registers only (S3, the engine,
         // the output register), never from `m_grant_ready`.
-        self.m_grant_valid.next = self.q_valid.q.val() | self.q_write.val();
+        self.m_grant_valid.next = self.q_valid.q.val() | self.s3_write.val();
         if self.q_valid.q.val() {
             self.m_grant_pa.next = self.q_out.q.val().pa;
             self.m_grant_len.next = self.q_out.q.val().len;
             self.m_grant_last.next = self.q_out.q.val().last;
             self.m_grant_reason.next = self.q_out.q.val().reason;
         } else {
-            self.m_grant_pa.next = self.q_data.val().pa;
-            self.m_grant_len.next = self.q_data.val().len;
-            self.m_grant_last.next = self.q_data.val().last;
-            self.m_grant_reason.next = self.q_data.val().reason;
+            self.m_grant_pa.next = self.s3_data.val().pa;
+            self.m_grant_len.next = self.s3_data.val().len;
+            self.m_grant_last.next = self.s3_data.val().last;
+            self.m_grant_reason.next = self.s3_data.val().reason;
         }
 
         // ---- Control plane. The command is registered as it leaves Idle,
@@ -1140,16 +1521,17 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             // not to need it).
             self.mr.read_enable.next = true;
             self.mr.read_address.next = self.c_waddr.q.val();
+            self.mr_cold.read_address.next = self.c_waddr.q.val();
         }
         match self.c_state.q.val() {
             Control::Sweep => {
-                self.tlb.write_enable.next = true;
-                self.tlb.write_address.next = bit_cast::<TA, 16>(self.c_count.q.val());
-                self.tlb.write_data.next.valid = false;
+                self.tw_we.d.next = true;
+                self.tw_addr.d.next = bit_cast::<TA, 16>(self.c_count.q.val());
+                self.tw_data.d.next.valid = false;
                 self.c_we.d.next = self.c_sweep_mr.q.val();
                 self.c_waddr.d.next = bit_cast::<MA, 16>(self.c_count.q.val());
-                self.c_old.d.next.state = self.st_free.val();
-                self.c_old.d.next.epoch = 0.into();
+                self.c_hot.d.next.state = self.st_free.val();
+                self.c_hot.d.next.epoch = 0.into();
                 self.c_count.d.next = self.c_count.q.val() + 1;
                 if self.c_count.q.val() == self.sweep_last.val() {
                     self.c_state.d.next = Control::Flush;
@@ -1201,7 +1583,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.c_state.d.next = Control::Capture;
             }
             Control::Capture => {
-                self.c_old.d.next = self.mr.read_data.val();
+                self.c_hot.d.next = self.mr.read_data.val();
+                self.c_cold.d.next = self.mr_cold.read_data.val();
                 self.c_state.d.next = Control::Modify;
             }
             Control::Modify => {
@@ -1212,26 +1595,26 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                         self.c_err.d.next = true;
                     } else {
                         self.c_we.d.next = true;
-                        self.c_old.d.next.tag = bit_cast::<8, 32>(self.c_key.q.val());
-                        self.c_old.d.next.state = self.st_valid.val();
-                        self.c_old.d.next.pd = self.c_pd.q.val();
-                        self.c_old.d.next.access = self.c_access.q.val();
-                        self.c_old.d.next.base = self.c_addr.q.val();
-                        self.c_old.d.next.limit = self.c_limit.q.val();
-                        self.c_old.d.next.shift = self.c_shift.q.val();
-                        self.c_old.d.next.pt_base = bit_cast::<16, 32>(self.c_index.q.val());
-                        self.c_old.d.next.epoch = self.c_old.q.val().epoch + 1;
+                        self.c_hot.d.next.tag = bit_cast::<8, 32>(self.c_key.q.val());
+                        self.c_hot.d.next.state = self.st_valid.val();
+                        self.c_hot.d.next.pd = self.c_pd.q.val();
+                        self.c_hot.d.next.access = self.c_access.q.val();
+                        self.c_cold.d.next.base = self.c_addr.q.val();
+                        self.c_cold.d.next.limit = self.c_limit.q.val();
+                        self.c_cold.d.next.shift = self.c_shift.q.val();
+                        self.c_cold.d.next.pt_base = bit_cast::<16, 32>(self.c_index.q.val());
+                        self.c_hot.d.next.epoch = self.c_hot.q.val().epoch + 1;
                         // The epoch wraps: sweep the TLB, keep the MRs.
-                        self.c_wrap.d.next = self.c_old.q.val().epoch == 0xFF;
+                        self.c_wrap.d.next = self.c_hot.q.val().epoch == 0xFF;
                     }
                 } else if self.c_op.q.val() == self.op_deregister.val() {
                     self.c_we.d.next = true;
-                    self.c_old.d.next.state = self.st_free.val();
-                } else if (self.c_old.q.val().state == self.st_valid.val())
-                    & (self.c_old.q.val().tag == bit_cast::<8, 32>(self.c_key.q.val()))
+                    self.c_hot.d.next.state = self.st_free.val();
+                } else if (self.c_hot.q.val().state == self.st_valid.val())
+                    & (self.c_hot.q.val().tag == bit_cast::<8, 32>(self.c_key.q.val()))
                 {
                     self.c_we.d.next = true;
-                    self.c_old.d.next.state = self.st_invalid.val();
+                    self.c_hot.d.next.state = self.st_invalid.val();
                 } else {
                     self.c_err.d.next = true;
                 }
@@ -1263,6 +1646,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.n_access.d.next = 0.into();
             self.n_bounds.d.next = 0.into();
             self.n_miss.d.next = 0.into();
+            self.p_bad_key.d.next = false;
+            self.p_invalidated.d.next = false;
+            self.p_pd.d.next = false;
+            self.p_access.d.next = false;
+            self.p_bounds.d.next = false;
             self.q_valid.d.next = false;
             self.q_skid_valid.d.next = false;
             self.c_state.d.next = Control::Sweep;
@@ -1273,6 +1661,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.c_we.d.next = false;
             self.c_pt_we.d.next = false;
             self.c_rd.d.next = false;
+            self.tw_we.d.next = false;
         }
 
         // ---- Next cycle's flow control, from the next-state values above:
@@ -1282,15 +1671,60 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // reading the TLB (it would share the read port).
         // The engine is idle next cycle if it is now and takes nothing, or
         // it finishes; it looks up the TLB next cycle after Advance.
-        self.can_go.d.next = (((self.e_state.q.val() == Engine::Idle) & !self.e_start.val())
-            | self.e_done.val()
-            | self.reset.val())
-            & !self.q_skid_valid.d.val();
-        self.ld2_r.d.next =
-            self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.can_go.d.val());
-        self.room.d.next = (self.c_state.d.val() == Control::Idle)
-            & ((self.e_state.q.val() != Engine::Advance) | self.reset.val())
-            & (!self.v1.d.val() | self.ld2_r.d.val());
+        // S3's decision enters last: each register's next value is
+        // computed for both outcomes (`*_s`: S3 does not hand over, so it
+        // writes a beat if it fires; `*_e`: it hands over, writes nothing,
+        // and the engine is busy), and `e_start` selects.
+        self.fc_free.next = !self.q_valid.q.val() | self.q_pop.val();
+        if self.fc_free.val() {
+            self.fc_skid_s.next =
+                self.q_skid_valid.q.val() & (self.s3_fire.val() | self.e_write.val());
+        } else {
+            self.fc_skid_s.next =
+                self.q_skid_valid.q.val() | self.s3_fire.val() | self.e_write.val();
+        }
+        self.fc_skid_e.next = !self.fc_free.val() & self.q_skid_valid.q.val();
+        self.fc_go_s.next =
+            ((self.e_state.q.val() == Engine::Idle) | self.e_done.val() | self.reset.val())
+                & (!self.fc_skid_s.val() | self.reset.val());
+        self.fc_go_e.next =
+            (self.e_done.val() | self.reset.val()) & (!self.fc_skid_e.val() | self.reset.val());
+        self.fc_ld2_s.next =
+            self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.fc_go_s.val());
+        self.fc_ld2_e.next =
+            self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.fc_go_e.val());
+        self.fc_room.next = (self.c_state.d.val() == Control::Idle)
+            & ((self.e_state.q.val() != Engine::Advance) | self.reset.val());
+        // The engine's registered decodes, from its present state and
+        // registers (S3's hand-over enters only `Room` or `Cold`, so they
+        // do not depend on S3's decision).
+        self.e_look.d.next = (self.e_state.q.val() == Engine::Advance) & !self.reset.val();
+        self.pt_ce.d.next = (self.e_state.q.val() == Engine::Index) & !self.reset.val();
+        self.pt_oce.d.next = (self.e_state.q.val() == Engine::Read) & !self.reset.val();
+        // Next in `Emit` or `Check`: entering them, or staying (the skid
+        // register full with a beat to write).
+        self.e_out.d.next = ((self.e_state.q.val() == Engine::Fits)
+            | (self.e_state.q.val() == Engine::Compare)
+            | (self.e_state.q.val() == Engine::Fill)
+            | (self.e_state.q.val() == Engine::Bounds)
+            | ((self.e_state.q.val() == Engine::Emit)
+                & self.e_hit.q.val()
+                & self.e_hit_v.q.val()
+                & self.e_hit_w.q.val()
+                & self.q_skid_valid.q.val())
+            | ((self.e_state.q.val() == Engine::Check)
+                & self.e_oob.val()
+                & self.q_skid_valid.q.val()))
+            & !self.reset.val();
+        if self.e_start.val() {
+            self.can_go.d.next = self.fc_go_e.val();
+            self.ld2_r.d.next = self.fc_ld2_e.val();
+            self.room.d.next = self.fc_room.val() & (!self.v1.d.val() | self.fc_ld2_e.val());
+        } else {
+            self.can_go.d.next = self.fc_go_s.val();
+            self.ld2_r.d.next = self.fc_ld2_s.val();
+            self.room.d.next = self.fc_room.val() & (!self.v1.d.val() | self.fc_ld2_s.val());
+        }
     }
 }
 
