@@ -20,6 +20,12 @@
 //! flip-flop, and `m_hdr_ready` reaches none of the queues behind it in the
 //! cycle it arrives (their pops wait on the slice's registered `s_ready`).
 //!
+//! A frame's entry waits for its verdict parts in two queues written and
+//! popped together: the fields the join decides on ([`RxCtl`]) in a
+//! [`SyncFifo`], the fields that pass through ([`RxData`]) in a
+//! [`RamQueue`] whose LUT-RAM read feeds the slice directly, so the join's
+//! take moves a pointer and a few flip-flops, not a wide head register.
+//!
 //! The IPv4 header checksum ([`OnesSum`], from S1) and the ICRC result
 //! ([`Crc32`], which checks the CRC residue over the datagram including its
 //! ICRC) arrive later; they join the frame's other checks at `m_hdr`.
