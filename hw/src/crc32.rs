@@ -177,12 +177,12 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
             v2: Default::default(),
             last2: Default::default(),
             err2: Default::default(),
-            advance: XorMatrix::trees(full_rows(&gf2::advance(W))),
+            advance: XorMatrix::new(full_rows(&gf2::advance(W))),
             state: Default::default(),
             err_acc: Default::default(),
             t3: Default::default(),
             corr: (0..stages)
-                .map(|b| XorMatrix::trees(full_rows(&gf2::retreat(8 << b))))
+                .map(|b| XorMatrix::new(full_rows(&gf2::retreat(8 << b))))
                 .collect(),
             r: (0..=stages).map(|_| Default::default()).collect(),
             rv: (0..=stages).map(|_| Default::default()).collect(),

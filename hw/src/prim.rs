@@ -37,18 +37,6 @@ pub struct XorMatrix<const N: usize, const M: usize> {
 impl<const N: usize, const M: usize> XorMatrix<N, M> {
     /// `rows[j]` is the input mask of output bit `j` (see [`crate::gf2::rows`]).
     pub fn new(rows: Vec<Vec<u64>>) -> Self {
-        Self::build(rows, true)
-    }
-
-    /// The same matrix with no shared gates: every output bit is its own
-    /// balanced XOR tree. More LUTs, but each output is as shallow as its
-    /// term count allows (a shared network is deeper and uneven): for the
-    /// small matrices on a clock-limiting path.
-    pub fn trees(rows: Vec<Vec<u64>>) -> Self {
-        Self::build(rows, false)
-    }
-
-    fn build(rows: Vec<Vec<u64>>, shared: bool) -> Self {
         assert_eq!(rows.len(), M, "XorMatrix needs one row per output bit");
         for row in &rows {
             assert_eq!(row.len(), N.div_ceil(64), "row width must cover N inputs");
@@ -59,11 +47,7 @@ impl<const N: usize, const M: usize> XorMatrix<N, M> {
         Self {
             x: Default::default(),
             y: Default::default(),
-            _net: if shared {
-                xornet::share(&rows, N)
-            } else {
-                xornet::unshared(&rows, N)
-            },
+            _net: xornet::share(&rows, N),
             _rows: rows,
         }
     }

@@ -519,13 +519,18 @@ pub struct RoceTx<const W: usize, const K: usize> {
     fq_kbad: DFF<Bit>,
     /// ICRC-path controls of the beat, decided by the front: the aligner's
     /// lane offset, the beat is past / is the last Ethernet-only beat, it
-    /// ends the ICRC stream (with `fq_ck` bytes in the aligner's beat), or
+    /// ends the ICRC stream (with the `fq_ckeep` lanes of the aligner's
+    /// beat, a mask registered from the count so no compare sits in front
+    /// of the CRC's input register), or
     /// it leaves `fq_fc` bytes for a flush beat.
     fq_e: DFF<Bits<8>>,
     fq_cn: DFF<Bit>,
     fq_ca: DFF<Bit>,
     fq_ctl: DFF<Bit>,
-    fq_ck: DFF<Bits<8>>,
+    fq_ckeep: DFF<Bits<K>>,
+    /// Masks from the counts, into `fq_ckeep` and `flush_keep`.
+    ck_keep: CountKeep<K>,
+    fc_keep: CountKeep<K>,
     fq_fl: DFF<Bit>,
     fq_fc: DFF<Bits<8>>,
     fq_v6: DFF<Bit>,
@@ -563,12 +568,11 @@ pub struct RoceTx<const W: usize, const K: usize> {
     // ICRC path.
     cshift: ByteRealign<W, K>,
     cmask: CrcMask<W, K>,
-    ckeep: CountKeep<K>,
     crc: Crc32<W, K>,
     prev_c: DFF<Bits<W>>,
     cj: DFF<Bits<14>>,
     flush: DFF<Bit>,
-    flush_count: DFF<Bits<8>>,
+    flush_keep: DFF<Bits<K>>,
     flush_j: DFF<Bits<14>>,
     flush_v6: DFF<Bit>,
     flush_e: DFF<Bits<8>>,
@@ -709,7 +713,9 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_cn: Default::default(),
             fq_ca: Default::default(),
             fq_ctl: Default::default(),
-            fq_ck: Default::default(),
+            fq_ckeep: Default::default(),
+            ck_keep: Default::default(),
+            fc_keep: Default::default(),
             fq_fl: Default::default(),
             fq_fc: Default::default(),
             fq_v6: Default::default(),
@@ -738,12 +744,11 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_take: Default::default(),
             cshift: ByteRealign::new(&[eu, et]),
             cmask: Default::default(),
-            ckeep: Default::default(),
             crc: Crc32::new(),
             prev_c: Default::default(),
             cj: Default::default(),
             flush: Default::default(),
-            flush_count: Default::default(),
+            flush_keep: Default::default(),
             flush_j: Default::default(),
             flush_v6: Default::default(),
             flush_e: Default::default(),
@@ -825,7 +830,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             fq_cn,
             fq_ca,
             fq_ctl,
-            fq_ck,
+            fq_ckeep,
             fq_fl,
             fq_fc,
             fq_v6,
@@ -835,7 +840,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             prev_c,
             cj,
             flush,
-            flush_count,
+            flush_keep,
             flush_j,
             flush_v6,
             flush_e,
@@ -1029,6 +1034,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             & (self.s_payload.tuser.val() | (self.s_payload.tlast.val() != self.ib_last.val()));
         self.kb_same.next = self.fq_kbad.q.val() & !self.fq_last.q.val();
         self.hb.out_ready.next = false;
+        self.ck_keep.c.next = self.lanes.val();
+        self.fc_keep.c.next = self.fq_fc.q.val();
         self.ep_a.d.next = false;
         self.ep_k.d.next = false;
         if self.go.val() {
@@ -1054,10 +1061,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.fq_ctl.d.next = self.last_now.val() & !self.u_ends.val();
             self.fq_fl.d.next = self.last_now.val() & self.u_ends.val();
             if self.last_now.val() & !self.u_ends.val() {
-                self.fq_ck.d.next = self.u_ck.val();
+                self.ck_keep.c.next = self.u_ck.val();
             } else {
-                self.fq_ck.d.next = self.lanes.val();
+                self.ck_keep.c.next = self.lanes.val();
             }
+            self.fq_ckeep.d.next = self.ck_keep.keep.val();
             self.fq_fc.d.next = self.u_fc.val();
             self.fq_v6.d.next = self.hb.is_ipv6.val();
             self.fq_spill.d.next = self.u_spill.val();
@@ -1137,7 +1145,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.cshift.cur.next = 0.into();
             self.cmask.j.next = self.flush_j.q.val();
             self.cmask.v6.next = self.flush_v6.q.val();
-            self.ckeep.c.next = self.flush_count.q.val();
+            self.crc.s_axis.tkeep.next = self.flush_keep.q.val();
             self.crc.s_axis.tlast.next = true;
             self.crc.s_axis.tvalid.next = true;
         } else {
@@ -1145,13 +1153,12 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.cshift.cur.next = self.fq_data.q.val();
             self.cmask.j.next = self.cj.q.val();
             self.cmask.v6.next = self.fq_v6.q.val();
-            self.ckeep.c.next = self.fq_ck.q.val();
+            self.crc.s_axis.tkeep.next = self.fq_ckeep.q.val();
             self.crc.s_axis.tlast.next = self.fq_ctl.q.val();
             self.crc.s_axis.tvalid.next = self.c_normal.val();
         }
         self.cmask.d.next = self.cshift.y.val();
         self.crc.s_axis.tdata.next = self.cmask.y.val();
-        self.crc.s_axis.tkeep.next = self.ckeep.keep.val();
         if self.flush.q.val() & self.crc.s_axis.tready.val() {
             self.flush.d.next = false;
         }
@@ -1166,7 +1173,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             }
             if self.fq_fl.q.val() {
                 self.flush.d.next = true;
-                self.flush_count.d.next = self.fq_fc.q.val();
+                self.flush_keep.d.next = self.fc_keep.keep.val();
                 self.flush_v6.d.next = self.fq_v6.q.val();
                 self.flush_e.d.next = self.fq_e.q.val();
                 if self.c_normal.val() {

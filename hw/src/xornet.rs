@@ -119,23 +119,6 @@ pub fn share(rows: &[Vec<u64>], inputs: usize) -> XorNet {
     }
 }
 
-/// The network of a matrix with no shared gates: each output is the XOR of
-/// its row's inputs.
-pub fn unshared(rows: &[Vec<u64>], inputs: usize) -> XorNet {
-    XorNet {
-        inputs,
-        gates: Vec::new(),
-        outputs: rows
-            .iter()
-            .map(|r| {
-                (0..inputs)
-                    .filter(|i| (r[i / 64] >> (i % 64)) & 1 == 1)
-                    .collect()
-            })
-            .collect(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,14 +154,6 @@ mod tests {
             "{} vs {plain}",
             net.xor2_count()
         );
-    }
-
-    #[test]
-    fn unshared_net_computes_the_matrix() {
-        let cols = gf2::advance(64);
-        let net = unshared(&gf2::rows(&cols, 32), 32);
-        assert!(net.gates.is_empty());
-        assert_computes(&net, &cols);
     }
 
     #[test]
