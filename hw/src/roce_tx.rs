@@ -286,11 +286,13 @@ impl<const W: usize, const K: usize> Logic for CrcMask<W, K> {
 
 /// Merges the ICRC behind the `n` valid bytes of a frame's last beat `d`:
 /// `y0`, and `y1` for the bytes that do not fit (the front decides the
-/// counts: `fq_spill`, `fq_c0`, `fq_c1`).
+/// counts: `fq_spill`, `fq_c0`, `fq_c1`). `n` (1..=K) comes as its lane
+/// mask `t` (`t[l] = l < n`), so "`n` is `m`" is `t[m-1] & !t[m]`: no
+/// count compare.
 #[derive(LogicBlock, Default)]
 pub struct IcrcMerge<const W: usize, const K: usize> {
     pub d: Signal<In, Bits<W>>,
-    pub n: Signal<In, Bits<8>>,
+    pub t: Signal<In, Bits<K>>,
     pub crc: Signal<In, Bits<32>>,
     pub y0: Signal<Out, Bits<W>>,
     pub y1: Signal<Out, Bits<W>>,
@@ -298,7 +300,7 @@ pub struct IcrcMerge<const W: usize, const K: usize> {
 
 impl<const W: usize, const K: usize> Logic for IcrcMerge<W, K> {
     fn update(&mut self) {
-        let n = self.n.val().index();
+        let n = (0..K).filter(|&l| self.t.val().get_bit(l)).count();
         let crc = self.crc.val().index() as u32;
         let byte_at = |i: usize| -> u8 {
             if i < n {
@@ -326,20 +328,36 @@ impl<const W: usize, const K: usize> Logic for IcrcMerge<W, K> {
     }
     fn hdl(&self) -> Verilog {
         // Lane `l` of y0 holds data below `n`, else ICRC byte `l - n` when
-        // that is 0..=3: a choice among four constants of `n`, no shifter.
-        // Lane `l` of y1 is byte `K + l` of the merged pair.
+        // that is 0..=3: an AND-OR of four bytes with "`n` is `m`" flags
+        // from the mask, no shifter. Lane `l` of y1 is byte `K + l` of the
+        // merged pair.
+        let is = |m: usize| -> String {
+            if m == K {
+                format!("t[{}]", K - 1)
+            } else {
+                format!("(t[{}] & !t[{m}])", m - 1)
+            }
+        };
         let pick = |at: usize| -> String {
             let terms: Vec<String> = (0..4)
-                .filter_map(|i| at.checked_sub(i).filter(|&n| n <= K).map(|n| (i, n)))
-                .map(|(i, n)| format!("(n == 8'd{n}) ? crc[{}:{}] : ", 8 * i + 7, 8 * i))
+                .filter_map(|i| {
+                    at.checked_sub(i)
+                        .filter(|&n| (1..=K).contains(&n))
+                        .map(|n| (i, n))
+                })
+                .map(|(i, n)| format!("({{8{{{}}}}} & crc[{}:{}])", is(n), 8 * i + 7, 8 * i))
                 .collect();
-            format!("{}8'h00", terms.join(""))
+            if terms.is_empty() {
+                "8'h00".to_string()
+            } else {
+                terms.join(" | ")
+            }
         };
         let mut v = String::new();
         for lane in 0..K {
             let (hi, lo) = (8 * lane + 7, 8 * lane);
             v.push_str(&format!(
-                "always @(*) y0[{hi}:{lo}] = (8'd{lane} < n) ? d[{hi}:{lo}] : {};\n\
+                "always @(*) y0[{hi}:{lo}] = t[{lane}] ? d[{hi}:{lo}] : ({});\n\
                  always @(*) y1[{hi}:{lo}] = {};\n",
                 pick(lane),
                 pick(K + lane)
@@ -583,6 +601,9 @@ pub struct RoceTx<const W: usize, const K: usize> {
     // Delay FIFO and tail.
     dfifo: SyncFifo<Bits<W>, 5, 6>,
     mfifo: SyncFifo<Bits<32>, 5, 6>,
+    /// Beside `mfifo`: each beat's byte count as a lane mask (the merge's).
+    tfifo: SyncFifo<Bits<K>, 5, 6>,
+    tcount: CountKeep<K>,
     merge: IcrcMerge<W, K>,
     okeep: CountKeep<K>,
     extra: DFF<Bit>,
@@ -758,6 +779,8 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             c_ends: Default::default(),
             dfifo: SyncFifo::new(),
             mfifo: SyncFifo::new(),
+            tfifo: SyncFifo::new(),
+            tcount: Default::default(),
             merge: Default::default(),
             okeep: Default::default(),
             extra: Default::default(),
@@ -849,12 +872,13 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             extra_count,
             extra_user
         );
-        clock!(self, clock, hb, crc, dfifo, mfifo, oreg);
+        clock!(self, clock, hb, crc, dfifo, mfifo, tfifo, oreg);
         self.oreg.reset.next = self.reset.val();
         self.hb.reset.next = self.reset.val();
         self.crc.reset.next = self.reset.val();
         self.dfifo.reset.next = self.reset.val();
         self.mfifo.reset.next = self.reset.val();
+        self.tfifo.reset.next = self.reset.val();
         // Descriptor ports into the header assembly.
         self.hb.in_valid.next = self.s_hdr_valid.val();
         self.s_hdr_ready.next = self.hb.in_ready.val();
@@ -1188,6 +1212,9 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.dfifo.write.next = self.fq_take.val();
         self.dfifo.data_in.next = self.fq_data.q.val();
         self.mfifo.write.next = self.fq_take.val();
+        self.tfifo.write.next = self.fq_take.val();
+        self.tcount.c.next = self.fq_count.q.val();
+        self.tfifo.data_in.next = self.tcount.keep.val();
         self.mfifo.data_in.next = bit_cast::<32, 8>(self.fq_count.q.val())
             | (bit_cast::<32, 1>(self.fq_last.q.val().into()) << 8)
             | (bit_cast::<32, 1>((self.fq_user.q.val() | self.fq_kbad.q.val()).into()) << 9)
@@ -1199,10 +1226,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.m_last.next = self.mfifo.data_out.val().get_bit(8);
         self.m_user.next = self.mfifo.data_out.val().get_bit(9) | self.crc.m_crc.tuser.val();
         self.merge.d.next = self.dfifo.data_out.val();
-        self.merge.n.next = self.mfifo.data_out.val().get_bits::<8>(0);
+        self.merge.t.next = self.tfifo.data_out.val();
         self.merge.crc.next = self.crc.m_crc.tdata.val();
         self.dfifo.read.next = false;
         self.mfifo.read.next = false;
+        self.tfifo.read.next = false;
         self.crc.m_crc.tready.next = false;
         self.oreg.s_axis.tuser.next = false;
         self.okeep.c.next = self.lanes.val();
@@ -1222,6 +1250,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             if self.oreg.s_axis.tready.val() & !self.dfifo.empty.val() {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
+                self.tfifo.read.next = true;
             }
         } else {
             self.oreg.s_axis.tdata.next = self.merge.y0.val();
@@ -1237,6 +1266,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
+                self.tfifo.read.next = true;
                 self.crc.m_crc.tready.next = true;
                 if self.mfifo.data_out.val().get_bit(10) {
                     self.extra.d.next = true;
