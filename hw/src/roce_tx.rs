@@ -4,7 +4,7 @@
 //! the 60-byte Ethernet minimum), one beat per cycle at W = 64..512.
 //!
 //! Pipeline:
-//! 1. [`TxHeader`]: descriptor → header bytes and beat counts (4 stages,
+//! 1. [`TxHeader`]: descriptor → header bytes and beat counts (5 stages,
 //!    one descriptor per cycle).
 //! 2. Front: header beats straight from the header window, then the payload
 //!    realigned behind the header's tail (`{cur, prev} >> (K - tail)` bytes),
@@ -31,7 +31,7 @@ use crate::fifo::SyncFifo;
 use crate::gf2;
 use crate::rx_prim::ByteRealign;
 use crate::stream::{check_width, StreamIn, StreamOut};
-use crate::tx_header::{header_lengths, TxHeader, HDR_BITS};
+use crate::tx_header::{body_shifts, header_lengths, TxHeader, HDR_BITS};
 use roce_wire::ethernet;
 use roce_wire::icrc::{self, LRH_PREFIX};
 use rust_hdl_core::prelude::*;
@@ -68,6 +68,29 @@ impl<const W: usize> Logic for HdrBeat<W> {
     }
 }
 
+/// The header window less its first beat: `hdr >> W` (zeros shifted in).
+#[derive(LogicBlock, Default)]
+pub struct HdrShift<const W: usize> {
+    pub hdr: Signal<In, Bits<HDR_BITS>>,
+    pub y: Signal<Out, Bits<HDR_BITS>>,
+}
+
+impl<const W: usize> Logic for HdrShift<W> {
+    fn update(&mut self) {
+        let mut y = Bits::<HDR_BITS>::default();
+        for b in W..HDR_BITS {
+            y = y.replace_bit(b - W, self.hdr.val().get_bit(b));
+        }
+        self.y.next = y;
+    }
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!("always @(*) y = hdr >> {W};\n"))
+    }
+}
+
 /// Lanes whose `keep` bit is clear read as zero.
 #[derive(LogicBlock, Default)]
 pub struct KeepMask<const W: usize, const K: usize> {
@@ -99,6 +122,82 @@ impl<const W: usize, const K: usize> Logic for KeepMask<W, K> {
                 "always @(*) y[{hi}:{lo}] = keep[{lane}] ? d[{hi}:{lo}] : 8'h00;\n"
             ));
         }
+        Verilog::Custom(v)
+    }
+}
+
+/// The front's beat: bytes `s .. s + K` of `prev ++ cur` for the shift `s =
+/// shifts[idx]` (the payload moved behind the header's tail), ORed with the
+/// header bytes `hdr`. `idx` is a dense index (`body_idx`), so the choice is
+/// a multiplexer on its few low bits, not a compare of a shift count.
+#[derive(LogicBlock)]
+pub struct FrontMerge<const W: usize, const K: usize> {
+    pub prev: Signal<In, Bits<W>>,
+    pub cur: Signal<In, Bits<W>>,
+    pub idx: Signal<In, Bits<4>>,
+    pub hdr: Signal<In, Bits<W>>,
+    pub y: Signal<Out, Bits<W>>,
+    _shifts: Vec<usize>,
+}
+
+impl<const W: usize, const K: usize> FrontMerge<W, K> {
+    /// `shifts`: the shifts `idx` indexes, each 1..K-1.
+    pub fn new(shifts: &[usize]) -> Self {
+        assert!(!shifts.is_empty() && shifts.len() <= 16);
+        assert!(shifts.iter().all(|&s| (1..K).contains(&s)));
+        Self {
+            prev: Default::default(),
+            cur: Default::default(),
+            idx: Default::default(),
+            hdr: Default::default(),
+            y: Default::default(),
+            _shifts: shifts.to_vec(),
+        }
+    }
+
+    /// Select bits: enough for every index (unused codes repeat the last).
+    fn bits(&self) -> usize {
+        (usize::BITS - (self._shifts.len() - 1).leading_zeros()) as usize
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for FrontMerge<W, K> {
+    fn update(&mut self) {
+        let code = self.idx.val().index() & ((1 << self.bits()) - 1);
+        let s = self._shifts[code.min(self._shifts.len() - 1)];
+        let (p, c) = (self.prev.val(), self.cur.val());
+        let mut y = self.hdr.val();
+        for b in 0..W {
+            let at = b + 8 * s;
+            let v = if at < W {
+                p.get_bit(at)
+            } else {
+                c.get_bit(at - W)
+            };
+            if v {
+                y = y.replace_bit(b, true);
+            }
+        }
+        self.y.next = y;
+    }
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let moved = |s: usize| format!("{{cur[{}:0], prev[{}:{}]}}", 8 * s - 1, W - 1, 8 * s);
+        let bits = self.bits();
+        let mut v = format!("reg [{}:0] body;\nalways @(*) begin\n", W - 1);
+        if bits == 0 {
+            v.push_str(&format!("    body = {};\n", moved(self._shifts[0])));
+        } else {
+            v.push_str(&format!("    case (idx[{}:0])\n", bits - 1));
+            for code in 0..1usize << bits {
+                let s = self._shifts[code.min(self._shifts.len() - 1)];
+                v.push_str(&format!("    {bits}'d{code}: body = {};\n", moved(s)));
+            }
+            v.push_str("    endcase\n");
+        }
+        v.push_str("    y = body | hdr;\nend\n");
         Verilog::Custom(v)
     }
 }
@@ -187,11 +286,13 @@ impl<const W: usize, const K: usize> Logic for CrcMask<W, K> {
 
 /// Merges the ICRC behind the `n` valid bytes of a frame's last beat `d`:
 /// `y0`, and `y1` for the bytes that do not fit (the front decides the
-/// counts: `fq_spill`, `fq_c0`, `fq_c1`).
+/// counts: `fq_spill`, `fq_c0`, `fq_c1`). `n` (1..=K) comes as its lane
+/// mask `t` (`t[l] = l < n`), so "`n` is `m`" is `t[m-1] & !t[m]`: no
+/// count compare.
 #[derive(LogicBlock, Default)]
 pub struct IcrcMerge<const W: usize, const K: usize> {
     pub d: Signal<In, Bits<W>>,
-    pub n: Signal<In, Bits<8>>,
+    pub t: Signal<In, Bits<K>>,
     pub crc: Signal<In, Bits<32>>,
     pub y0: Signal<Out, Bits<W>>,
     pub y1: Signal<Out, Bits<W>>,
@@ -199,7 +300,7 @@ pub struct IcrcMerge<const W: usize, const K: usize> {
 
 impl<const W: usize, const K: usize> Logic for IcrcMerge<W, K> {
     fn update(&mut self) {
-        let n = self.n.val().index();
+        let n = (0..K).filter(|&l| self.t.val().get_bit(l)).count();
         let crc = self.crc.val().index() as u32;
         let byte_at = |i: usize| -> u8 {
             if i < n {
@@ -227,20 +328,36 @@ impl<const W: usize, const K: usize> Logic for IcrcMerge<W, K> {
     }
     fn hdl(&self) -> Verilog {
         // Lane `l` of y0 holds data below `n`, else ICRC byte `l - n` when
-        // that is 0..=3: a choice among four constants of `n`, no shifter.
-        // Lane `l` of y1 is byte `K + l` of the merged pair.
+        // that is 0..=3: an AND-OR of four bytes with "`n` is `m`" flags
+        // from the mask, no shifter. Lane `l` of y1 is byte `K + l` of the
+        // merged pair.
+        let is = |m: usize| -> String {
+            if m == K {
+                format!("t[{}]", K - 1)
+            } else {
+                format!("(t[{}] & !t[{m}])", m - 1)
+            }
+        };
         let pick = |at: usize| -> String {
             let terms: Vec<String> = (0..4)
-                .filter_map(|i| at.checked_sub(i).filter(|&n| n <= K).map(|n| (i, n)))
-                .map(|(i, n)| format!("(n == 8'd{n}) ? crc[{}:{}] : ", 8 * i + 7, 8 * i))
+                .filter_map(|i| {
+                    at.checked_sub(i)
+                        .filter(|&n| (1..=K).contains(&n))
+                        .map(|n| (i, n))
+                })
+                .map(|(i, n)| format!("({{8{{{}}}}} & crc[{}:{}])", is(n), 8 * i + 7, 8 * i))
                 .collect();
-            format!("{}8'h00", terms.join(""))
+            if terms.is_empty() {
+                "8'h00".to_string()
+            } else {
+                terms.join(" | ")
+            }
         };
         let mut v = String::new();
         for lane in 0..K {
             let (hi, lo) = (8 * lane + 7, 8 * lane);
             v.push_str(&format!(
-                "always @(*) y0[{hi}:{lo}] = (8'd{lane} < n) ? d[{hi}:{lo}] : {};\n\
+                "always @(*) y0[{hi}:{lo}] = t[{lane}] ? d[{hi}:{lo}] : ({});\n\
                  always @(*) y1[{hi}:{lo}] = {};\n",
                 pick(lane),
                 pick(K + lane)
@@ -342,23 +459,39 @@ pub struct RoceTx<const W: usize, const K: usize> {
     pub error_payload: Signal<Out, Bit>,
     // Header assembly and the front.
     hb: TxHeader<W, K>,
-    /// The head's header bytes, registered on every edge (no enable): they
-    /// trail the head by one edge, so beat 0 comes from `hb.head_beat0`.
-    hq: DFF<Bits<HDR_BITS>>,
-    /// Header window beat `ob + 1` of `hq`, and beat 1 of the head itself
-    /// (read from the queue: `hq` trails during a frame's first beat).
-    hbeat: HdrBeat<W>,
+    /// The head's header window from beat 1 on, as a shift register: it
+    /// loads the head (less beat 0) on every edge of a frame's first beat
+    /// and moves down a beat on the edge after each beat taken (`go_q`), so
+    /// its beat 0 is the window's beat `ob1 - go_q` (zero past the header).
+    hs: DFF<Bits<HDR_BITS>>,
+    go_q: DFF<Bit>,
+    hs_in: HdrShift<W>,
+    hs_next: HdrShift<W>,
+    /// Beats 0 and 1 of `hs`, and beat 1 of the head itself.
+    hs_0: HdrBeat<W>,
+    hs_1: HdrBeat<W>,
     hbeat_1: HdrBeat<W>,
     /// The header window's beat for the next front beat, loaded a beat
-    /// ahead (so the beat multiplexer is off the path into `fq_data`), and
-    /// the index it comes from (`ob + 1`, as its own register).
+    /// ahead (a choice of three registers' beats: no beat multiplexer), and
+    /// `ob + 1` as its own register (saturating: only compared with small
+    /// counts).
     hbq: DFF<Bits<W>>,
     ob1: DFF<Bits<5>>,
     hsel: Signal<Local, Bits<W>>,
-    fshift: ByteRealign<W, K>,
+    fshift: FrontMerge<W, K>,
     kmask: KeepMask<W, K>,
-    /// `tkeep` this payload beat must have (all lanes but on the last).
-    want_keep: Signal<Local, Bits<K>>,
+    /// `tkeep` differs from the last payload beat's mask, from all lanes;
+    /// from the one this beat must have (all lanes but on the last).
+    keep_short: Signal<Local, Bit>,
+    keep_part: Signal<Local, Bit>,
+    keep_bad: Signal<Local, Bit>,
+    /// Lanes this beat takes from the payload (none when it reads no
+    /// payload beat): from registers only, so the payload's `tkeep` is one
+    /// LUT from the lane gates.
+    lane_en: Signal<Local, Bits<K>>,
+    /// The front's beat index within the frame, and the payload beat
+    /// index, each plus 2 (what the last-beat compares need: no adder in
+    /// front of them).
     ob: DFF<Bits<14>>,
     ib: DFF<Bits<14>>,
     /// The next beat is a frame's first: the position flags below come from
@@ -381,12 +514,15 @@ pub struct RoceTx<const W: usize, const K: usize> {
     late: DFF<Bit>,
     drain: DFF<Bit>,
     err_pulse: DFF<Bit>,
+    /// `error_payload`'s two sources: the flags known with the frame's last
+    /// beat, and its `tkeep` check (registered beside it).
+    ep_a: DFF<Bit>,
+    ep_k: DFF<Bit>,
+    /// The previous beat's `tkeep` check failed and it was not its frame's
+    /// last (the frame goes on flagged).
+    kb_same: Signal<Local, Bit>,
     active: Signal<Local, Bit>,
     in_body: Signal<Local, Bit>,
-    first_body: Signal<Local, Bit>,
-    body_mask: Signal<Local, Bits<W>>,
-    hdr_mask: Signal<Local, Bits<W>>,
-    ones_w: Constant<Bits<W>>,
     need_in: Signal<Local, Bit>,
     last_now: Signal<Local, Bit>,
     bad_now: Signal<Local, Bit>,
@@ -397,15 +533,22 @@ pub struct RoceTx<const W: usize, const K: usize> {
     fq_count: DFF<Bits<8>>,
     fq_last: DFF<Bit>,
     fq_user: DFF<Bit>,
+    /// The beat was a payload packet's last and its `tkeep` was wrong.
+    fq_kbad: DFF<Bit>,
     /// ICRC-path controls of the beat, decided by the front: the aligner's
     /// lane offset, the beat is past / is the last Ethernet-only beat, it
-    /// ends the ICRC stream (with `fq_ck` bytes in the aligner's beat), or
+    /// ends the ICRC stream (with the `fq_ckeep` lanes of the aligner's
+    /// beat, a mask registered from the count so no compare sits in front
+    /// of the CRC's input register), or
     /// it leaves `fq_fc` bytes for a flush beat.
     fq_e: DFF<Bits<8>>,
     fq_cn: DFF<Bit>,
     fq_ca: DFF<Bit>,
     fq_ctl: DFF<Bit>,
-    fq_ck: DFF<Bits<8>>,
+    fq_ckeep: DFF<Bits<K>>,
+    /// Masks from the counts, into `fq_ckeep` and `flush_keep`.
+    ck_keep: CountKeep<K>,
+    fc_keep: CountKeep<K>,
     fq_fl: DFF<Bit>,
     fq_fc: DFF<Bits<8>>,
     fq_v6: DFF<Bit>,
@@ -443,22 +586,24 @@ pub struct RoceTx<const W: usize, const K: usize> {
     // ICRC path.
     cshift: ByteRealign<W, K>,
     cmask: CrcMask<W, K>,
-    ckeep: CountKeep<K>,
     crc: Crc32<W, K>,
     prev_c: DFF<Bits<W>>,
     cj: DFF<Bits<14>>,
     flush: DFF<Bit>,
-    flush_count: DFF<Bits<8>>,
+    flush_keep: DFF<Bits<K>>,
     flush_j: DFF<Bits<14>>,
     flush_v6: DFF<Bit>,
     flush_e: DFF<Bits<8>>,
-    c_a: Signal<Local, Bits<14>>,
+    c_a: Signal<Local, Bits<5>>,
     c_e: Signal<Local, Bits<8>>,
     c_normal: Signal<Local, Bit>,
     c_ends: Signal<Local, Bit>,
     // Delay FIFO and tail.
     dfifo: SyncFifo<Bits<W>, 5, 6>,
     mfifo: SyncFifo<Bits<32>, 5, 6>,
+    /// Beside `mfifo`: each beat's byte count as a lane mask (the merge's).
+    tfifo: SyncFifo<Bits<K>, 5, 6>,
+    tcount: CountKeep<K>,
     merge: IcrcMerge<W, K>,
     okeep: CountKeep<K>,
     extra: DFF<Bit>,
@@ -470,9 +615,13 @@ pub struct RoceTx<const W: usize, const K: usize> {
     m_user: Signal<Local, Bit>,
     // Constants.
     lanes: Constant<Bits<8>>,
+    four: Constant<Bits<8>>,
+    spill_above: Constant<Bits<8>>,
+    lane_mask: Constant<Bits<8>>,
     all_keep: Constant<Bits<K>>,
-    a_plain: Constant<Bits<14>>,
-    a_tagged: Constant<Bits<14>>,
+    /// The Ethernet header's whole beats, plus 1 (compared with `ob1`).
+    a_plain: Constant<Bits<5>>,
+    a_tagged: Constant<Bits<5>>,
     e_plain: Constant<Bits<8>>,
     e_tagged: Constant<Bits<8>>,
     icrc_init: Constant<Bits<32>>,
@@ -487,9 +636,6 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             "the ICRC aligner assumes E % K != 0"
         );
         let icrc_init = gf2::update(gf2::INIT, &LRH_PREFIX) as u64;
-        // The payload moves behind the header's tail: K - (header length mod K)
-        // bytes, for the header lengths the layouts can produce.
-        let front_shifts: Vec<usize> = header_lengths().iter().map(|hl| K - hl % K).collect();
         RoceTx {
             clock: Default::default(),
             reset: Default::default(),
@@ -536,15 +682,22 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             m_axis: Default::default(),
             error_payload: Default::default(),
             hb: TxHeader::new(),
-            hq: Default::default(),
-            hbeat: Default::default(),
+            hs: Default::default(),
+            go_q: Default::default(),
+            hs_in: Default::default(),
+            hs_next: Default::default(),
+            hs_0: Default::default(),
+            hs_1: Default::default(),
             hbeat_1: Default::default(),
             hbq: Default::default(),
             ob1: Default::default(),
             hsel: Default::default(),
-            fshift: ByteRealign::new(&front_shifts),
+            fshift: FrontMerge::new(&body_shifts(K)),
             kmask: Default::default(),
-            want_keep: Default::default(),
+            keep_short: Default::default(),
+            keep_part: Default::default(),
+            keep_bad: Default::default(),
+            lane_en: Default::default(),
             ob: Default::default(),
             ib: Default::default(),
             st: Default::default(),
@@ -562,12 +715,11 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             late: Default::default(),
             drain: Default::default(),
             err_pulse: Default::default(),
+            ep_a: Default::default(),
+            ep_k: Default::default(),
+            kb_same: Default::default(),
             active: Default::default(),
             in_body: Default::default(),
-            first_body: Default::default(),
-            body_mask: Default::default(),
-            hdr_mask: Default::default(),
-            ones_w: Constant::new(!Bits::<W>::default()),
             need_in: Default::default(),
             last_now: Default::default(),
             bad_now: Default::default(),
@@ -577,11 +729,14 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_count: Default::default(),
             fq_last: Default::default(),
             fq_user: Default::default(),
+            fq_kbad: Default::default(),
             fq_e: Default::default(),
             fq_cn: Default::default(),
             fq_ca: Default::default(),
             fq_ctl: Default::default(),
-            fq_ck: Default::default(),
+            fq_ckeep: Default::default(),
+            ck_keep: Default::default(),
+            fc_keep: Default::default(),
             fq_fl: Default::default(),
             fq_fc: Default::default(),
             fq_v6: Default::default(),
@@ -610,12 +765,11 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_take: Default::default(),
             cshift: ByteRealign::new(&[eu, et]),
             cmask: Default::default(),
-            ckeep: Default::default(),
             crc: Crc32::new(),
             prev_c: Default::default(),
             cj: Default::default(),
             flush: Default::default(),
-            flush_count: Default::default(),
+            flush_keep: Default::default(),
             flush_j: Default::default(),
             flush_v6: Default::default(),
             flush_e: Default::default(),
@@ -625,6 +779,8 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             c_ends: Default::default(),
             dfifo: SyncFifo::new(),
             mfifo: SyncFifo::new(),
+            tfifo: SyncFifo::new(),
+            tcount: Default::default(),
             merge: Default::default(),
             okeep: Default::default(),
             extra: Default::default(),
@@ -635,9 +791,12 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             m_last: Default::default(),
             m_user: Default::default(),
             lanes: Constant::new((K as u64).into()),
+            four: Constant::new(4u64.into()),
+            spill_above: Constant::new(((K - 4) as u64).into()),
+            lane_mask: Constant::new(((K - 1) as u64).into()),
             all_keep: Constant::new(!Bits::<K>::default()),
-            a_plain: Constant::new(((eu / K) as u64).into()),
-            a_tagged: Constant::new(((et / K) as u64).into()),
+            a_plain: Constant::new(((eu / K + 1) as u64).into()),
+            a_tagged: Constant::new(((et / K + 1) as u64).into()),
             e_plain: Constant::new(((eu % K) as u64).into()),
             e_tagged: Constant::new(((et % K) as u64).into()),
             icrc_init: Constant::new(icrc_init.into()),
@@ -663,7 +822,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             r_c1,
             r_ck,
             r_fc,
-            hq,
+            hs,
+            go_q,
             hbq,
             ob1,
             ob,
@@ -681,16 +841,19 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             late,
             drain,
             err_pulse,
+            ep_a,
+            ep_k,
             fq_valid,
             fq_data,
             fq_count,
             fq_last,
             fq_user,
+            fq_kbad,
             fq_e,
             fq_cn,
             fq_ca,
             fq_ctl,
-            fq_ck,
+            fq_ckeep,
             fq_fl,
             fq_fc,
             fq_v6,
@@ -700,7 +863,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             prev_c,
             cj,
             flush,
-            flush_count,
+            flush_keep,
             flush_j,
             flush_v6,
             flush_e,
@@ -709,12 +872,13 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             extra_count,
             extra_user
         );
-        clock!(self, clock, hb, crc, dfifo, mfifo, oreg);
+        clock!(self, clock, hb, crc, dfifo, mfifo, tfifo, oreg);
         self.oreg.reset.next = self.reset.val();
         self.hb.reset.next = self.reset.val();
         self.crc.reset.next = self.reset.val();
         self.dfifo.reset.next = self.reset.val();
         self.mfifo.reset.next = self.reset.val();
+        self.tfifo.reset.next = self.reset.val();
         // Descriptor ports into the header assembly.
         self.hb.in_valid.next = self.s_hdr_valid.val();
         self.s_hdr_ready.next = self.hb.in_ready.val();
@@ -770,14 +934,17 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.c_ends.next = bit_cast::<8, 7>(self.hb.last_count.val()) > self.c_e.val();
         // The tail's counts for the frame's last beat: the ICRC's four bytes
         // follow its `last_count` bytes, spilling into an extra beat past K.
-        self.t_n4.next = bit_cast::<8, 7>(self.hb.last_count.val()) + 4;
-        self.t_spill.next = self.t_n4.val() > self.lanes.val();
+        // One add (`4 + fill` is `fill` with bit 2 set, as fill <= 2), the
+        // spill a compare of `last_count` itself; the extra beat's count is
+        // the sum less K, i.e. its low bits (it is below 2K).
+        self.t_n4.next = bit_cast::<8, 7>(self.hb.last_count.val())
+            + (bit_cast::<8, 2>(self.hb.fill.val()) | self.four.val());
+        self.t_spill.next = bit_cast::<8, 7>(self.hb.last_count.val()) > self.spill_above.val();
         if self.t_spill.val() {
             self.k_c0.next = self.lanes.val();
-            self.k_c1.next =
-                self.t_n4.val() - self.lanes.val() + bit_cast::<8, 2>(self.hb.fill.val());
+            self.k_c1.next = self.t_n4.val() & self.lane_mask.val();
         } else {
-            self.k_c0.next = self.t_n4.val() + bit_cast::<8, 2>(self.hb.fill.val());
+            self.k_c0.next = self.t_n4.val();
             self.k_c1.next = 0.into();
         }
         self.k_ck.next =
@@ -809,13 +976,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.active.next = self.hb.out_valid.val() & !self.drain.q.val();
         if self.st.q.val() {
             self.in_body.next = self.hb.first_body.val();
-            self.first_body.next = self.hb.first_body.val();
             self.last_now.next = self.hb.first_last.val();
             self.more_in.next = self.hb.first_more.val();
             self.ib_last.next = self.hb.first_ilast.val();
         } else {
             self.in_body.next = self.body_q.q.val();
-            self.first_body.next = self.fb_q.q.val();
             self.last_now.next = self.last_q.q.val();
             self.more_in.next = self.more_q.q.val();
             self.ib_last.next = self.ilast_q.q.val();
@@ -830,16 +995,31 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             & (!self.need_in.val() | self.s_payload.tvalid.val());
         self.s_payload.tready.next = (self.go.val() & self.need_in.val()) | self.drain.q.val();
         // Bytes past the descriptor's length are dropped even within a beat.
-        if self.ib_last.val() {
-            self.want_keep.next = self.hb.payload_last_keep.val();
+        // The lanes taken: beat 0's from the header assembly, later beats'
+        // from the flags registered a beat ahead (`need_q`, `ilast_q`).
+        if self.st.q.val() {
+            self.lane_en.next = self.hb.first_gate.val();
+        } else if !self.need_q.q.val() {
+            self.lane_en.next = 0.into();
+        } else if self.ilast_q.q.val() {
+            self.lane_en.next = self.hb.payload_last_keep.val();
         } else {
-            self.want_keep.next = self.all_keep.val();
+            self.lane_en.next = self.all_keep.val();
         }
         self.kmask.d.next = self.s_payload.tdata.val();
-        self.kmask.keep.next = self.s_payload.tkeep.val() & self.want_keep.val();
-        self.hq.d.next = self.hb.hdr.val();
-        self.hbeat.hdr.next = self.hq.q.val();
-        self.hbeat.idx.next = self.ob1.q.val();
+        self.kmask.keep.next = self.s_payload.tkeep.val() & self.lane_en.val();
+        self.hs_in.hdr.next = self.hb.hdr.val();
+        self.hs_next.hdr.next = self.hs.q.val();
+        if self.st.q.val() {
+            self.hs.d.next = self.hs_in.y.val();
+        } else if self.go_q.q.val() {
+            self.hs.d.next = self.hs_next.y.val();
+        }
+        self.go_q.d.next = self.go.val();
+        self.hs_0.hdr.next = self.hs.q.val();
+        self.hs_0.idx.next = 0.into();
+        self.hs_1.hdr.next = self.hs.q.val();
+        self.hs_1.idx.next = 1.into();
         self.hbeat_1.hdr.next = self.hb.hdr.val();
         self.hbeat_1.idx.next = 1.into();
         // A frame's first beat: `hq` still holds the previous header.
@@ -848,91 +1028,101 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         } else {
             self.hsel.next = self.hbq.q.val();
         }
-        if self.need_in.val() {
-            self.fshift.cur.next = self.kmask.y.val();
+        // The payload moved up behind the header's tail, ORed with the
+        // header window's beat (zero past the header). `prev` is zero on a
+        // frame's header beats and its first body beat (cleared by the
+        // previous frame's last beat, loaded only on body beats), and the
+        // current beat is zero where no payload lane is taken, so the beat
+        // needs no body or header masks: the first body beat is the header's
+        // tail ORed with the payload behind it, and past it the header
+        // window reads zero (`ob1` saturates beyond the window).
+        self.fshift.cur.next = self.kmask.y.val();
+        self.fshift.prev.next = self.prev.q.val();
+        self.fshift.idx.next = self.hb.body_idx.val();
+        self.fshift.hdr.next = self.hsel.val();
+        // The last beat's `tkeep` against both masks it can be checked
+        // against (each a compare with a register), then the pick.
+        self.keep_short.next = self.s_payload.tkeep.val() != self.hb.payload_last_keep.val();
+        self.keep_part.next = self.s_payload.tkeep.val() != self.all_keep.val();
+        if self.ib_last.val() {
+            self.keep_bad.next = self.keep_short.val();
         } else {
-            self.fshift.cur.next = 0.into();
+            self.keep_bad.next = self.keep_part.val();
         }
-        // A header that ends on a beat boundary leaves the payload in place
-        // (shift K reads as 0: `prev` is then the current beat itself). The
-        // first body beat is the header's tail (the header window there, zero
-        // past the header) ORed with the payload moved up behind it.
-        if self.hb.head_tail.val() == 0 {
-            self.fshift.prev.next = self.fshift.cur.val();
-        } else if self.first_body.val() {
-            self.fshift.prev.next = 0.into();
-        } else {
-            self.fshift.prev.next = self.prev.q.val();
-        }
-        self.fshift.shift.next = self.hb.body_shift.val();
-        if self.in_body.val() {
-            self.body_mask.next = self.ones_w.val();
-        } else {
-            self.body_mask.next = 0.into();
-        }
-        if !self.in_body.val() | self.first_body.val() {
-            self.hdr_mask.next = self.ones_w.val();
-        } else {
-            self.hdr_mask.next = 0.into();
-        }
+        // The payload beat is flagged now (`tuser`, `tlast` out of place);
+        // a last beat's `tkeep` (a compare of all lanes) is registered
+        // beside the beat (`fq_kbad`) and joins the flags an edge later:
+        // the beat's own `tuser` at the FIFO, the frame's later beats
+        // through `kb_same`, and `error_payload` one edge later for all.
         self.bad_now.next = self.need_in.val()
-            & (self.s_payload.tuser.val()
-                | (self.s_payload.tlast.val() != self.ib_last.val())
-                | (self.s_payload.tlast.val()
-                    & (self.s_payload.tkeep.val() != self.want_keep.val())));
+            & (self.s_payload.tuser.val() | (self.s_payload.tlast.val() != self.ib_last.val()));
+        self.kb_same.next = self.fq_kbad.q.val() & !self.fq_last.q.val();
         self.hb.out_ready.next = false;
-        self.err_pulse.d.next = false;
+        self.ck_keep.c.next = self.lanes.val();
+        self.fc_keep.c.next = self.fq_fc.q.val();
+        self.ep_a.d.next = false;
+        self.ep_k.d.next = false;
         if self.go.val() {
-            // Header beats, body beats, and the first body beat (both ORed):
-            // an AND-OR per bit rather than a chain of multiplexers.
-            self.fq_data.d.next = (self.fshift.y.val() & self.body_mask.val())
-                | (self.hsel.val() & self.hdr_mask.val());
+            self.fq_data.d.next = self.fshift.y.val();
             if self.last_now.val() {
                 self.fq_count.d.next = bit_cast::<8, 7>(self.hb.last_count.val());
             } else {
                 self.fq_count.d.next = self.lanes.val();
             }
             self.fq_last.d.next = self.last_now.val();
-            self.fq_user.d.next = self.err.q.val() | self.bad_now.val();
+            self.fq_user.d.next = self.err.q.val() | self.bad_now.val() | self.kb_same.val();
+            self.fq_kbad.d.next =
+                self.need_in.val() & self.s_payload.tlast.val() & self.keep_bad.val();
+            if self.kb_same.val() {
+                self.err.d.next = true;
+            }
             // The ICRC path's view of this beat.
             self.fq_e.d.next = self.c_e.val();
-            self.fq_cn.d.next = self.ob.q.val() > self.c_a.val();
-            self.fq_ca.d.next = self.ob.q.val() == self.c_a.val();
+            // `ob1` (beat index + 1, saturating far above the Ethernet
+            // header) against the Ethernet header's beats + 1.
+            self.fq_cn.d.next = self.ob1.q.val() > self.c_a.val();
+            self.fq_ca.d.next = self.ob1.q.val() == self.c_a.val();
             self.fq_ctl.d.next = self.last_now.val() & !self.u_ends.val();
             self.fq_fl.d.next = self.last_now.val() & self.u_ends.val();
             if self.last_now.val() & !self.u_ends.val() {
-                self.fq_ck.d.next = self.u_ck.val();
+                self.ck_keep.c.next = self.u_ck.val();
             } else {
-                self.fq_ck.d.next = self.lanes.val();
+                self.ck_keep.c.next = self.lanes.val();
             }
+            self.fq_ckeep.d.next = self.ck_keep.keep.val();
             self.fq_fc.d.next = self.u_fc.val();
             self.fq_v6.d.next = self.hb.is_ipv6.val();
             self.fq_spill.d.next = self.u_spill.val();
             self.fq_c0.d.next = self.u_c0.val();
             self.fq_c1.d.next = self.u_c1.val();
             self.ob.d.next = self.ob.q.val() + 1;
-            self.ob1.d.next = self.ob1.q.val() + 1;
+            if self.ob1.q.val() != 31 {
+                self.ob1.d.next = self.ob1.q.val() + 1;
+            }
             if self.st.q.val() {
                 self.hbq.d.next = self.hbeat_1.y.val();
+            } else if self.go_q.q.val() {
+                self.hbq.d.next = self.hs_1.y.val();
             } else {
-                self.hbq.d.next = self.hbeat.y.val();
+                self.hbq.d.next = self.hs_0.y.val();
             }
             // The position flags of the next beat.
             self.st.d.next = false;
-            self.last_q.d.next = (self.ob.q.val() + 2) == self.hb.frame_beats.val();
-            self.fb_q.d.next = (self.ob.q.val() + 1) == bit_cast::<14, 5>(self.hb.head_beats.val());
+            self.last_q.d.next = self.ob.q.val() == self.hb.frame_beats.val();
+            // (`ob1` saturates far above the header's beats.)
+            self.fb_q.d.next = self.ob1.q.val() == self.hb.head_beats.val();
             self.body_q.d.next = self.in_body.val() | self.fb_q.d.val();
             self.more_q.d.next = self.more_in.val();
             self.ilast_q.d.next = self.ib_last.val();
             if self.in_body.val() {
-                // A beat past a short payload packet reads zeros from here on.
-                self.prev.d.next = 0.into();
+                // The payload beat taken (zeros when none is: a beat past a
+                // short payload packet reads zeros from here on).
+                self.prev.d.next = self.kmask.y.val();
             }
             if self.need_in.val() {
                 self.ib.d.next = self.ib.q.val() + 1;
                 self.more_q.d.next = !self.ib_last.val();
-                self.ilast_q.d.next = (self.ib.q.val() + 2) == self.hb.payload_beats.val();
-                self.prev.d.next = self.kmask.y.val();
+                self.ilast_q.d.next = self.ib.q.val() == self.hb.payload_beats.val();
                 if self.bad_now.val() {
                     self.err.d.next = true;
                 }
@@ -944,15 +1134,18 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             }
             self.need_q.d.next = self.body_q.d.val() & self.more_q.d.val() & !self.in_done.d.val();
             if self.last_now.val() {
+                self.prev.d.next = 0.into();
                 self.st.d.next = true;
-                self.ob.d.next = 0.into();
+                self.ob.d.next = 2.into();
                 self.ob1.d.next = 1.into();
-                self.ib.d.next = 0.into();
+                self.ib.d.next = 2.into();
                 self.err.d.next = false;
                 self.in_done.d.next = false;
                 self.late.d.next = false;
                 self.hb.out_ready.next = true;
-                self.err_pulse.d.next = self.err.q.val() | self.bad_now.val();
+                self.ep_a.d.next = self.err.q.val() | self.bad_now.val() | self.kb_same.val();
+                self.ep_k.d.next =
+                    self.need_in.val() & self.s_payload.tlast.val() & self.keep_bad.val();
                 // A packet longer than its descriptor: drop the rest.
                 self.drain.d.next =
                     self.late.q.val() | (self.need_in.val() & !self.s_payload.tlast.val());
@@ -962,6 +1155,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.drain.d.next = false;
         }
         self.fq_valid.d.next = self.go.val() | (self.fq_valid.q.val() & !self.fq_take.val());
+        self.err_pulse.d.next = self.ep_a.q.val() | self.ep_k.q.val();
         self.error_payload.next = self.err_pulse.q.val();
 
         // ---- ICRC path: drop the Ethernet header, mask, CRC from the LRH state.
@@ -975,7 +1169,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.cshift.cur.next = 0.into();
             self.cmask.j.next = self.flush_j.q.val();
             self.cmask.v6.next = self.flush_v6.q.val();
-            self.ckeep.c.next = self.flush_count.q.val();
+            self.crc.s_axis.tkeep.next = self.flush_keep.q.val();
             self.crc.s_axis.tlast.next = true;
             self.crc.s_axis.tvalid.next = true;
         } else {
@@ -983,13 +1177,12 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.cshift.cur.next = self.fq_data.q.val();
             self.cmask.j.next = self.cj.q.val();
             self.cmask.v6.next = self.fq_v6.q.val();
-            self.ckeep.c.next = self.fq_ck.q.val();
+            self.crc.s_axis.tkeep.next = self.fq_ckeep.q.val();
             self.crc.s_axis.tlast.next = self.fq_ctl.q.val();
             self.crc.s_axis.tvalid.next = self.c_normal.val();
         }
         self.cmask.d.next = self.cshift.y.val();
         self.crc.s_axis.tdata.next = self.cmask.y.val();
-        self.crc.s_axis.tkeep.next = self.ckeep.keep.val();
         if self.flush.q.val() & self.crc.s_axis.tready.val() {
             self.flush.d.next = false;
         }
@@ -1004,7 +1197,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             }
             if self.fq_fl.q.val() {
                 self.flush.d.next = true;
-                self.flush_count.d.next = self.fq_fc.q.val();
+                self.flush_keep.d.next = self.fc_keep.keep.val();
                 self.flush_v6.d.next = self.fq_v6.q.val();
                 self.flush_e.d.next = self.fq_e.q.val();
                 if self.c_normal.val() {
@@ -1019,9 +1212,12 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.dfifo.write.next = self.fq_take.val();
         self.dfifo.data_in.next = self.fq_data.q.val();
         self.mfifo.write.next = self.fq_take.val();
+        self.tfifo.write.next = self.fq_take.val();
+        self.tcount.c.next = self.fq_count.q.val();
+        self.tfifo.data_in.next = self.tcount.keep.val();
         self.mfifo.data_in.next = bit_cast::<32, 8>(self.fq_count.q.val())
             | (bit_cast::<32, 1>(self.fq_last.q.val().into()) << 8)
-            | (bit_cast::<32, 1>(self.fq_user.q.val().into()) << 9)
+            | (bit_cast::<32, 1>((self.fq_user.q.val() | self.fq_kbad.q.val()).into()) << 9)
             | (bit_cast::<32, 1>(self.fq_spill.q.val().into()) << 10)
             | (bit_cast::<32, 8>(self.fq_c0.q.val()) << 16)
             | (bit_cast::<32, 8>(self.fq_c1.q.val()) << 24);
@@ -1030,10 +1226,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.m_last.next = self.mfifo.data_out.val().get_bit(8);
         self.m_user.next = self.mfifo.data_out.val().get_bit(9) | self.crc.m_crc.tuser.val();
         self.merge.d.next = self.dfifo.data_out.val();
-        self.merge.n.next = self.mfifo.data_out.val().get_bits::<8>(0);
+        self.merge.t.next = self.tfifo.data_out.val();
         self.merge.crc.next = self.crc.m_crc.tdata.val();
         self.dfifo.read.next = false;
         self.mfifo.read.next = false;
+        self.tfifo.read.next = false;
         self.crc.m_crc.tready.next = false;
         self.oreg.s_axis.tuser.next = false;
         self.okeep.c.next = self.lanes.val();
@@ -1053,6 +1250,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             if self.oreg.s_axis.tready.val() & !self.dfifo.empty.val() {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
+                self.tfifo.read.next = true;
             }
         } else {
             self.oreg.s_axis.tdata.next = self.merge.y0.val();
@@ -1068,14 +1266,19 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
+                self.tfifo.read.next = true;
                 self.crc.m_crc.tready.next = true;
                 if self.mfifo.data_out.val().get_bit(10) {
                     self.extra.d.next = true;
-                    self.extra_data.d.next = self.merge.y1.val();
-                    self.extra_count.d.next = self.mfifo.data_out.val().get_bits::<8>(24);
-                    self.extra_user.d.next = self.m_user.val();
                 }
             }
+        }
+        // The extra beat's contents load on every edge but while one waits
+        // (only read then), so no handshake enables them.
+        if !self.extra.q.val() {
+            self.extra_data.d.next = self.merge.y1.val();
+            self.extra_count.d.next = self.mfifo.data_out.val().get_bits::<8>(24);
+            self.extra_user.d.next = self.m_user.val();
         }
         self.oreg.s_axis.tkeep.next = self.okeep.keep.val();
         // Output register slice: every `m_axis` signal from a flip-flop.
@@ -1087,10 +1290,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.oreg.m_axis.tready.next = self.m_axis.tready.val();
 
         if self.reset.val() {
+            self.prev.d.next = 0.into();
             self.st.d.next = true;
-            self.ob.d.next = 0.into();
+            self.ob.d.next = 2.into();
             self.ob1.d.next = 1.into();
-            self.ib.d.next = 0.into();
+            self.ib.d.next = 2.into();
             self.err.d.next = false;
             self.in_done.d.next = false;
             self.late.d.next = false;

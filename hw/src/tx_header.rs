@@ -33,8 +33,8 @@ pub const HDR_BYTES: usize = 128;
 /// `HDR_BYTES * 8`.
 pub const HDR_BITS: usize = HDR_BYTES * 8;
 /// Pipeline stages: the outputs follow the descriptor by this many edges
-/// (three register stages, then the write into the output queue).
-pub const STAGES: usize = 4;
+/// (four register stages, then the write into the output queue).
+pub const STAGES: usize = 5;
 /// Edges from a descriptor taken to its outputs valid: the stages, then one
 /// edge into the head registers.
 pub const LATENCY: usize = STAGES + 1;
@@ -124,6 +124,14 @@ macro_rules! header_struct {
             pub first_more: Signal<Out, Bit>,
             /// The first payload beat is the last: `payload_beats == 1`.
             pub first_ilast: Signal<Out, Bit>,
+            /// Lanes of beat 0 that take payload bytes: all of them when the
+            /// frame's payload starts in beat 0 (`first_body & first_more`),
+            /// the last payload beat's `payload_last_keep` when that is also
+            /// its last payload beat (`first_ilast`), none otherwise.
+            pub first_gate: Signal<Out, Bits<K>>,
+            /// The index of `body_shift` in [`body_shifts`]`(K)`, so the TX
+            /// front's realigner selects with a few register bits.
+            pub body_idx: Signal<Out, Bits<4>>,
             /// The descriptor has an 802.1Q tag (the Ethernet header is 18 bytes).
             pub is_vlan: Signal<Out, Bit>,
             /// The descriptor is IPv6.
@@ -179,6 +187,8 @@ macro_rules! header_struct {
                     first_body: Default::default(),
                     first_more: Default::default(),
                     first_ilast: Default::default(),
+                    first_gate: Default::default(),
+                    body_idx: Default::default(),
                     is_vlan: Default::default(),
                     is_ipv6: Default::default(),
                     head_beat0: Default::default(),
@@ -300,6 +310,22 @@ pub fn header_lengths() -> Vec<usize> {
         .collect();
     v.sort_unstable();
     v.dedup();
+    v
+}
+
+/// The byte shifts that move a payload behind a header's tail, `K - (hdr_len
+/// mod K)` over every header length, ascending (`body_idx` indexes it). No
+/// header length is a multiple of `K` (the lengths are 2 mod 4), so each
+/// shift is 1..K-1.
+pub fn body_shifts(k: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = header_lengths().iter().map(|hl| k - hl % k).collect();
+    v.sort_unstable();
+    v.dedup();
+    assert!(
+        v.iter().all(|&s| s < k),
+        "a header length is a multiple of K"
+    );
+    assert!(v.len() <= 16, "body_idx is 4 bits");
     v
 }
 
@@ -438,16 +464,19 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
     ///
     /// Every stage is one carry chain (or a byte multiplexer) deep, so the
     /// block holds the 10 GbE clock on ECP5 at W = 64:
-    /// 1. Registers the descriptor; the opcode ROM gives the extension
-    ///    pattern, payload or not, and the L4 and IP base lengths as
-    ///    constants; the payload length rounded up to 4 (payload + pad);
-    ///    the IPv4 checksum's four terms: three ones'-complement pair sums
-    ///    of the descriptor's words, and the constant words with the total
-    ///    length (the payload length plus a ROM constant, one add).
+    /// 0. Registers the descriptor and the opcode ROM's outputs (the
+    ///    extension pattern, payload or not, the L4 and IP base lengths and
+    ///    the checksum's length constant): no add behind the ROM.
+    /// 1. The payload length rounded up to 4 (payload + pad); the IPv4
+    ///    checksum's four terms: three ones'-complement pair sums of the
+    ///    descriptor's words, and the constant words with the total length
+    ///    (the payload length plus the ROM constant, one add); the select
+    ///    flags of stage 2's byte sources, decoded from the layout selector.
     /// 2. Places every header byte that does not depend on the lengths in
     ///    the canonical layout (slots at fixed places, so a byte chooses
-    ///    among few sources); L4 length and IP total length (one add each);
-    ///    two checksum pair sums; the header length.
+    ///    among few sources: an AND-OR with flip-flop selects); L4 length
+    ///    and IP total length (one add each); two checksum pair sums; the
+    ///    header length.
     /// 3. The checksum; the frame length; payload beats.
     /// 4. Moves each byte from the canonical layout to its place (one of
     ///    four, by VLAN and IP version) or puts in a length or checksum
@@ -471,15 +500,15 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // registers below, loaded at the same edge, hold the head.
         let qa = QUEUE.trailing_zeros();
         v.push_str(&format!(
-            "reg v1, v2, v3;\nreg [{a1}:0] wptr, rptr, rptr1;\nreg [{qa}:0] used, occ;\n\
+            "reg v0, v1, v2, v3;\nreg [{a1}:0] wptr, rptr, rptr1;\nreg [{qa}:0] used, occ;\n\
              wire take_in = in_valid & in_ready;\nwire take_out = out_valid & out_ready;\n\
              always @(posedge clock) begin\n    if (reset) begin\n\
-             \x20       v1 <= 1'b0;\n        v2 <= 1'b0;\n        v3 <= 1'b0;\n\
+             \x20       v0 <= 1'b0;\n        v1 <= 1'b0;\n        v2 <= 1'b0;\n        v3 <= 1'b0;\n\
              \x20       wptr <= {qa}'d0;\n        rptr <= {qa}'d0;\n        rptr1 <= {qa}'d1;\n\
              \x20       used <= {qb}'d0;\n        occ <= {qb}'d0;\n\
              \x20       in_ready <= 1'b1;\n        out_valid <= 1'b0;\n\
              \x20   end else begin\n\
-             \x20       v1 <= take_in;\n        v2 <= v1;\n        v3 <= v2;\n\
+             \x20       v0 <= take_in;\n        v1 <= v0;\n        v2 <= v1;\n        v3 <= v2;\n\
              \x20       if (v3) wptr <= wptr + {qa}'d1;\n\
              \x20       if (take_out) begin\n            rptr <= rptr1;\n            rptr1 <= rptr1 + {qa}'d1;\n        end\n\
              \x20       used <= used + {{{qa}'d0, take_in}} - {{{qa}'d0, take_out}};\n\
@@ -552,28 +581,42 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             "    default: {}\n    endcase\nend\n",
             rom_row(0, false, false)
         ));
-        // Stage 1 registers.
+        // Stage 0 registers the descriptor and the ROM's outputs (`d_`
+        // names), so no add sits behind the ROM; stage 1's registers (`r_`).
         let mut regs = String::new();
+        let mut loads0 = String::new();
         let mut loads = String::new();
         for &(name, w) in Self::FIELDS {
-            regs.push_str(&format!("reg [{}:0] r_{name};\n", w - 1));
-            loads.push_str(&format!("    r_{name} <= {name};\n"));
+            regs.push_str(&format!(
+                "reg [{0}:0] d_{name};\nreg [{0}:0] r_{name};\n",
+                w - 1
+            ));
+            loads0.push_str(&format!("    d_{name} <= {name};\n"));
+            loads.push_str(&format!("    r_{name} <= d_{name};\n"));
         }
         v.push_str(&regs);
         v.push_str(&format!(
+            "reg [3:0] d_pat;\nreg d_kn, d_hp;\nreg [4:0] d_ext_len;\nreg [6:0] d_l4_base, d_ipt_base;\n\
+             reg [15:0] d_ck0, d_ck1;\n\
+             always @(posedge clock) begin\n{loads0}\
+             \x20   d_pat <= pat;\n    d_kn <= kn;\n    d_hp <= hp;\n    d_ext_len <= ext_len;\n\
+             \x20   d_l4_base <= l4_base;\n    d_ipt_base <= ipt_base;\n    d_ck0 <= ck0;\n    d_ck1 <= ck1;\n\
+             end\n"
+        ));
+        v.push_str(&format!(
             "reg [3:0] pat1;\nreg kn1, hp1;\nreg [4:0] ext1;\nreg [6:0] l4b1, iptb1;\n\
              reg [15:0] pl1;\nreg [16:0] plup1;\nreg [1:0] pad1;\nreg [15:0] p0, p1, p2;\nreg [14:0] p3;\nreg [13:0] np3;\n\
-             wire [16:0] pl_up = ({{1'b0, payload_len}} + 17'd3) & ~17'd3;\n\
-             wire [15:0] ck = ip_df ? ck1 : ck0;\n\
-             wire [15:0] ckr = {{1'b0, payload_len[15:2], payload_len[1:0] != 2'd0}} + {{1'b0, ck[15:2], 1'b1}};\n\
+             wire [16:0] pl_up = ({{1'b0, d_payload_len}} + 17'd3) & ~17'd3;\n\
+             wire [15:0] ck = d_ip_df ? d_ck1 : d_ck0;\n\
+             wire [15:0] ckr = {{1'b0, d_payload_len[15:2], d_payload_len[1:0] != 2'd0}} + {{1'b0, ck[15:2], 1'b1}};\n\
              always @(posedge clock) begin\n{loads}\
-             \x20   pat1 <= pat;\n    kn1 <= kn;\n    hp1 <= hp;\n    ext1 <= ext_len;\n\
-             \x20   l4b1 <= l4_base;\n    iptb1 <= ipt_base;\n\
-             \x20   pl1 <= hp ? payload_len : 16'd0;\n    plup1 <= hp ? pl_up : 17'd0;\n\
-             \x20   pad1 <= hp ? 2'd0 - payload_len[1:0] : 2'd0;\n\
-             \x20   p0 <= oc_add({{ttl, tos}}, ip_ident);\n\
-             \x20   p1 <= oc_add(ip_src[31:16], ip_src[15:0]);\n\
-             \x20   p2 <= oc_add(ip_dst[31:16], ip_dst[15:0]);\n\
+             \x20   pat1 <= d_pat;\n    kn1 <= d_kn;\n    hp1 <= d_hp;\n    ext1 <= d_ext_len;\n\
+             \x20   l4b1 <= d_l4_base;\n    iptb1 <= d_ipt_base;\n\
+             \x20   pl1 <= d_hp ? d_payload_len : 16'd0;\n    plup1 <= d_hp ? pl_up : 17'd0;\n\
+             \x20   pad1 <= d_hp ? 2'd0 - d_payload_len[1:0] : 2'd0;\n\
+             \x20   p0 <= oc_add({{d_ttl, d_tos}}, d_ip_ident);\n\
+             \x20   p1 <= oc_add(d_ip_src[31:16], d_ip_src[15:0]);\n\
+             \x20   p2 <= oc_add(d_ip_dst[31:16], d_ip_dst[15:0]);\n\
              \x20   p3 <= ckr[15:1];\n    np3 <= ck[15:2];\n\
              end\n",
         ));
@@ -662,6 +705,9 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                 default_src.verilog(prefix)
             ));
         };
+        // The byte sources' select flags (filled in below), registered in
+        // stage 1 from the stage-0 selector.
+        v.push_str("//@@SELECT_FLAGS@@\n");
         // Stage 2 registers: early bytes (late ones zero) and the lengths.
         v.push_str(&format!(
             "reg [5:0] sel2;\nreg kn2, hp2;\nreg [15:0] pl2, l4_2, ipt2;\nreg [16:0] plup2;\n\
@@ -682,6 +728,13 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         ));
         // Stage 2 places the bytes in the canonical layout (see [`canonical`]):
         // every slot at a fixed place, so a byte chooses among few sources.
+        // Each source comes with a select flag, registered in stage 1 from
+        // the selector (`flags[k]`: the selector values that pick it; one
+        // flag per distinct set, shared by the bytes), so a byte is an
+        // AND-OR of its sources with flip-flop selects: no selector decode
+        // sits in stage 2.
+        let mut flags: Vec<Vec<usize>> = Vec::new();
+        let all_sels: Vec<usize> = layouts.iter().map(|(sel, _)| *sel).collect();
         for c in 0..CANON_BYTES {
             let target = format!("hdr2[{}:{}]", 8 * c + 7, 8 * c);
             let entries: Vec<(usize, Src)> = layouts
@@ -694,9 +747,52 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                     (*sel, if late(&src) { Src::Const(0) } else { src })
                 })
                 .collect();
-            case(&mut v, &target, "<=", "sel1", "r_", &entries);
+            let mut groups: Vec<(Src, Vec<usize>)> = Vec::new();
+            for (sel, src) in entries {
+                if src == Src::Const(0) {
+                    continue;
+                }
+                match groups.iter_mut().find(|g| g.0 == src) {
+                    Some(g) => g.1.push(sel),
+                    None => groups.push((src, vec![sel])),
+                }
+            }
+            let terms: Vec<String> = groups
+                .iter()
+                .map(|(src, sels)| {
+                    if *sels == all_sels {
+                        return src.verilog("r_");
+                    }
+                    let k = flags.iter().position(|f| f == sels).unwrap_or_else(|| {
+                        flags.push(sels.clone());
+                        flags.len() - 1
+                    });
+                    format!("(g{k} ? {} : 8'h00)", src.verilog("r_"))
+                })
+                .collect();
+            let rhs = if terms.is_empty() {
+                "8'h00".to_string()
+            } else {
+                terms.join(" | ")
+            };
+            v.push_str(&format!("    {target} <= {rhs};\n"));
         }
         v.push_str("end\n");
+        let mut fl = String::from("wire [5:0] d_sel = {d_vlan, d_ipv6, d_pat};\n");
+        for k in 0..flags.len() {
+            fl.push_str(&format!("reg g{k};\n"));
+        }
+        fl.push_str("always @(posedge clock) begin\n");
+        for (k, sels) in flags.iter().enumerate() {
+            let vals: Vec<String> = sels.iter().map(|s| format!("6'd{s}")).collect();
+            fl.push_str(&format!(
+                "    case (d_sel)\n    {}: g{k} <= 1'b1;\n    default: g{k} <= 1'b0;\n    endcase\n",
+                vals.join(", ")
+            ));
+        }
+        fl.push_str("end\n");
+        let v = v.replace("//@@SELECT_FLAGS@@\n", &fl);
+        let mut v = v;
         // Stage 3.
         v.push_str(&format!(
             "reg [5:0] sel3;\nreg kn3, hp3;\nreg [15:0] l4_3, ipt3, r3;\nreg [1:0] pad3;\n\
@@ -715,7 +811,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         let lane_mask = K - 1;
         // Stage 4: the late bytes (`s4_` names) and the outputs, computed
         // into `w_` wires and written into the queue.
-        let outs: [(&str, usize); 21] = [
+        let outs: [(&str, usize); 23] = [
             ("hdr", HDR_BITS),
             ("hdr_len", 7),
             ("frame_len", 17),
@@ -735,6 +831,8 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             ("first_body", 1),
             ("first_more", 1),
             ("first_ilast", 1),
+            ("first_gate", K),
+            ("body_idx", 4),
             ("is_vlan", 1),
             ("is_ipv6", 1),
         ];
@@ -755,11 +853,19 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
              \x20   w_last_count = ((fl3 - 17'd1) & 17'd{}) + 17'd1;\n\
              \x20   w_fill = (fl3 < 17'd{MIN_FRAME_LEN}) ? 17'd{MIN_FRAME_LEN} - fl3 : 17'd0;\n\
              \x20   w_first_last = fl3 <= 17'd{K};\n    w_first_body = hl3 < 7'd{K};\n\
-             \x20   w_first_more = more3;\n    w_first_ilast = ilast3;\n",
+             \x20   w_first_more = more3;\n    w_first_ilast = ilast3;\n\
+             \x20   for (i = 0; i < {K}; i = i + 1) w_first_gate[i] = (hl3 < 7'd{K}) & more3 & (!ilast3 | (plc3 > i));\n\
+             \x20   w_body_idx = 4'd0;\n",
             K - 1,
             K - 1,
             K - 1
         );
+        for (i, sh) in body_shifts(K).iter().enumerate() {
+            s4.push_str(&format!(
+                "    if ((hl3 & 7'd{lane_mask}) == 7'd{}) w_body_idx = 4'd{i};\n",
+                K - sh
+            ));
+        }
         // Stage 4 moves the canonical bytes to their places (a choice of
         // four, by VLAN and IP version) and puts in the late bytes.
         for byte in 0..HDR_BYTES {
@@ -806,8 +912,10 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
              always @(posedge clock) if (v3) qhdr[wptr] <= w_hdr;\n\
              always @(*) hdr = qhdr[rptr];\n\
              reg [{sb}:0] qsmall [0:{last}];\n\
+             reg [{sb}:0] qsmall1 [0:{last}];\n\
              always @(posedge clock) if (v3) qsmall[wptr] <= {{{cat}}};\n\
-             always @(posedge clock) {{{ports}}} <= take_out ? qsmall[rptr1] : qsmall[rptr];\n",
+             always @(posedge clock) if (v3) qsmall1[wptr] <= {{{cat}}};\n\
+             always @(posedge clock) {{{ports}}} <= take_out ? qsmall1[rptr1] : qsmall[rptr];\n",
             hb = HDR_BITS - 1,
             sb = sw - 1,
             last = QUEUE - 1,
@@ -1003,6 +1111,22 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
             self.first_body.next = hl < K;
             self.first_more.next = pl != 0;
             self.first_ilast.next = pl != 0 && pl <= K;
+            let gate = if hl < K && pl != 0 {
+                if pl <= K {
+                    plc
+                } else {
+                    K
+                }
+            } else {
+                0
+            };
+            self.first_gate.next =
+                (0..gate).fold(Bits::<K>::default(), |k, lane| k.replace_bit(lane, true));
+            let idx = body_shifts(K)
+                .iter()
+                .position(|&s| s == K - hl % K)
+                .unwrap();
+            self.body_idx.next = (idx as u64).into();
         }
     }
 
@@ -1028,6 +1152,8 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.first_body.connect();
         self.first_more.connect();
         self.first_ilast.connect();
+        self.first_gate.connect();
+        self.body_idx.connect();
         self.is_vlan.connect();
         self.is_ipv6.connect();
         self.head_beat0.connect();

@@ -37,6 +37,23 @@ fn expect(repr: &FrameRepr, payload_len: usize) -> Expect {
     }
 }
 
+/// The payload shifts `body_idx` indexes: `k - hdr_len % k` over every
+/// header length (Ethernet with or without a tag, IPv4 or IPv6, UDP, BTH and
+/// each opcode's extension headers, none for unknown opcodes), ascending.
+fn body_shifts(k: usize) -> Vec<usize> {
+    let exts = TABLE.iter().map(|r| r.ext_len()).chain([0]);
+    let mut v: Vec<usize> = exts
+        .flat_map(|e| {
+            [14, 18]
+                .into_iter()
+                .flat_map(move |eth| [20, 40].map(|ip| k - (eth + ip + 8 + 12 + e) % k))
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 /// Little-endian bytes of a port value (`u64`, or `u32` words when wider).
 trait PortBytes {
     fn port_bytes(&self) -> Vec<u8>;
@@ -154,6 +171,30 @@ macro_rules! check {
             dut.get_first_ilast(),
             pl_used > 0 && pl_used <= k,
             "{}: first_ilast",
+            ctx
+        );
+        // Beat 0's payload lanes: all, or the last beat's, when the payload
+        // starts there; none otherwise.
+        let gate = u64::from(dut.get_first_gate());
+        let lanes = match (hl < k, pl_used) {
+            (true, 1..) if pl_used <= k => (pl_used - 1) % k + 1,
+            (true, 1..) => k,
+            _ => 0,
+        };
+        for lane in 0..k {
+            assert_eq!(
+                gate >> lane & 1 == 1,
+                lane < lanes,
+                "{}: first_gate lane {}",
+                ctx,
+                lane
+            );
+        }
+        let shifts = body_shifts(k);
+        assert_eq!(
+            shifts.get(dut.get_body_idx() as usize),
+            Some(&(k - hl % k)),
+            "{}: body_idx",
             ctx
         );
     }};
