@@ -277,7 +277,8 @@ fn field_at(layout: impl Fn(Layout) -> usize, f: usize) -> [usize; 4] {
     per_layout(|l| layout(l) + f)
 }
 
-/// One frame's checks and fields, waiting for its checksum and ICRC.
+/// One frame's checks, waiting (with its [`RxData`]) for its checksum and
+/// ICRC.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct RxEntry {
     pub pre: Bits<4>,
@@ -285,24 +286,11 @@ pub struct RxEntry {
     /// The later checks' reason, which counts when `post` is none.
     pub post2: Bits<4>,
     pub v4: Bit,
-    pub ipv6: Bit,
-    pub end_ptr: Bits<16>,
-    pub src_port: Bits<16>,
-    pub opcode: Bits<8>,
-    pub flags: Bits<8>,
-    pub pkey: Bits<16>,
-    pub fb: Bits<8>,
-    pub destqp: Bits<24>,
-    pub ack: Bits<8>,
-    pub psn: Bits<24>,
-    pub pay_len: Bits<16>,
     pub last_n: Bits<8>,
-    pub ext: Bits<224>,
-    pub info: Bits<32>,
 }
 
-/// The part of a queued [`RxEntry`] the join decides on (verdict parts,
-/// the read job): a queue with a head register, popped by the join's take
+/// The part of a queued entry the join decides on (verdict parts, the
+/// read job): a queue with a head register, popped by the join's take
 /// (31 flip-flops follow the take).
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct RxCtl {
@@ -317,8 +305,8 @@ pub struct RxCtl {
     pub last_n: Bits<8>,
 }
 
-/// The rest of a queued [`RxEntry`]: fields that pass to the descriptor
-/// without a decision. Held in a [`RamQueue`], read at its registered
+/// The rest of a queued entry: fields that pass to the descriptor without
+/// a decision. Held in a [`RamQueue`], read at its registered
 /// pointer straight into the output slice, so the take moves no register
 /// of them.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
@@ -730,6 +718,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     wptr: DFF<Bits<16>>,
     ram: BramOutReg<Bits<W>, A>,
     r_entry: DFF<RxEntry>,
+    r_data: DFF<RxData>,
     // A frame's entry, queued in two parts written and popped together
     // (at most MAX_FRAMES entries wait, so neither fills).
     entries: SyncFifo<RxCtl, 5, 6>,
@@ -750,9 +739,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     e_flags: Signal<Local, Bits<8>>,
     e_fb: Signal<Local, Bits<8>>,
     e_ack: Signal<Local, Bits<8>>,
-    // The queued entry's opcode ROM word (a signal, so its bits can be
-    // sliced: Yosys takes no slice of a struct field's slice).
-    r_info: Signal<Local, Bits<32>>,
     crc_ok: Signal<Local, Bit>,
     o_reth_va: ByteSelect<EXT_BITS, 64>,
     o_reth_rkey: ByteSelect<EXT_BITS, 32>,
@@ -1168,6 +1154,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             wptr: Default::default(),
             ram: BramOutReg::new(),
             r_entry: Default::default(),
+            r_data: Default::default(),
             entries: SyncFifo::new(),
             fields: RamQueue::new(),
             csums: SyncFifo::new(),
@@ -1181,7 +1168,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             e_flags: Default::default(),
             e_fb: Default::default(),
             e_ack: Default::default(),
-            r_info: Default::default(),
             crc_ok: Default::default(),
             o_reth_va: ByteSelect::new_be(ext_field(ExtKind::Reth, ext::reth::field::VA.start)),
             o_reth_rkey: ByteSelect::new_be(ext_field(ExtKind::Reth, ext::reth::field::RKEY.start)),
@@ -1319,9 +1305,9 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             v4_5, v6_5, ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, lt_udp5,
             lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5,
             op5, flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, crc_done, prev, fl_pending,
-            fl_need, fl_shift, w_valid, w_data, wptr, r_entry, frames, job_active, job, rptr,
-            r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1, left,
-            left_none, left_one
+            fl_need, fl_shift, w_valid, w_data, wptr, r_entry, r_data, frames, job_active, job,
+            rptr, r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1,
+            left, left_none, left_one
         );
         clock!(
             self, clock, cap, csum, crc, entries, fields, csums, jobs, hs, cs, cr, ob_data,
@@ -1795,25 +1781,28 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         } else {
             self.post2.next = self.c_r_none.val();
         }
+        self.o_immdt.x.next = self.ext5.q.val();
+        self.o_immdt.sel.next = self.info5.q.val().get_bits::<2>(20);
         if self.v5.q.val() & self.l5.q.val() {
             self.r_entry.d.next.pre = self.pre.val();
             self.r_entry.d.next.post = self.post.val();
             self.r_entry.d.next.post2 = self.post2.val();
             self.r_entry.d.next.v4 = self.v4_5.q.val();
-            self.r_entry.d.next.ipv6 = self.v6_5.q.val();
-            self.r_entry.d.next.src_port = self.usrc5.q.val();
-            self.r_entry.d.next.opcode = self.op5.q.val();
-            self.r_entry.d.next.flags = self.flags5.q.val();
-            self.r_entry.d.next.pkey = self.pkey5.q.val();
-            self.r_entry.d.next.fb = self.fb5.q.val();
-            self.r_entry.d.next.destqp = self.qp5.q.val();
-            self.r_entry.d.next.ack = self.ack5.q.val();
-            self.r_entry.d.next.psn = self.psn5.q.val();
-            self.r_entry.d.next.pay_len = bit_cast::<16, 18>(self.pay_len5.q.val());
+            self.r_data.d.next.ipv6 = self.v6_5.q.val();
+            self.r_data.d.next.src_port = self.usrc5.q.val();
+            self.r_data.d.next.opcode = self.op5.q.val();
+            self.r_data.d.next.flags = self.flags5.q.val();
+            self.r_data.d.next.pkey = self.pkey5.q.val();
+            self.r_data.d.next.fb = self.fb5.q.val();
+            self.r_data.d.next.destqp = self.qp5.q.val();
+            self.r_data.d.next.ack = self.ack5.q.val();
+            self.r_data.d.next.psn = self.psn5.q.val();
+            self.r_data.d.next.pay_len = bit_cast::<16, 18>(self.pay_len5.q.val());
             self.r_entry.d.next.last_n =
                 bit_cast::<8, 18>(((self.pay_len5.q.val() - 1) & self.c_kmask.val()) + 1);
-            self.r_entry.d.next.ext = self.ext5.q.val();
-            self.r_entry.d.next.info = self.info5.q.val();
+            self.r_data.d.next.ext = self.ext5.q.val();
+            self.r_data.d.next.ext_present = self.info5.q.val().get_bits::<8>(8);
+            self.r_data.d.next.immdt = self.o_immdt.y.val();
         }
 
         // ---- S6: frame buffer; a frame's entry is queued once its writes are.
@@ -1843,23 +1832,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             + bit_cast::<16, 1>(self.w_valid.q.val().into())
             + bit_cast::<16, 1>(self.fl_need.q.val().into());
         self.entries.data_in.next.last_n = self.r_entry.q.val().last_n;
-        self.r_info.next = self.r_entry.q.val().info;
         self.fields.write.next = self.fl_pending.q.val() & !self.entries.full.val();
-        self.fields.data_in.next.ipv6 = self.r_entry.q.val().ipv6;
-        self.fields.data_in.next.src_port = self.r_entry.q.val().src_port;
-        self.fields.data_in.next.opcode = self.r_entry.q.val().opcode;
-        self.fields.data_in.next.flags = self.r_entry.q.val().flags;
-        self.fields.data_in.next.pkey = self.r_entry.q.val().pkey;
-        self.fields.data_in.next.fb = self.r_entry.q.val().fb;
-        self.fields.data_in.next.destqp = self.r_entry.q.val().destqp;
-        self.fields.data_in.next.ack = self.r_entry.q.val().ack;
-        self.fields.data_in.next.psn = self.r_entry.q.val().psn;
-        self.fields.data_in.next.pay_len = self.r_entry.q.val().pay_len;
-        self.fields.data_in.next.ext_present = self.r_info.val().get_bits::<8>(8);
-        self.fields.data_in.next.ext = self.r_entry.q.val().ext;
-        self.o_immdt.x.next = self.r_entry.q.val().ext;
-        self.o_immdt.sel.next = self.r_info.val().get_bits::<2>(20);
-        self.fields.data_in.next.immdt = self.o_immdt.y.val();
+        self.fields.data_in.next = self.r_data.q.val();
 
         // ---- Descriptor: entry + IPv4 checksum + ICRC, joined in order.
         self.crc_ok.next =
