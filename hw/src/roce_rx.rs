@@ -477,8 +477,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     // that updates with its inputs.
     lay_v6: DFF<Bit>,
     lay_v4: DFF<Bit>,
-    at_o: Signal<Local, Bit>,
-    at_i: Signal<Local, Bit>,
     tag_n: Signal<Local, Bit>,
     ov6_n: Signal<Local, Bit>,
     ov4_n: Signal<Local, Bit>,
@@ -492,8 +490,8 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     c_i_first: Constant<Bit>,
     /// The next beat is the one with the outer / inner EtherType
     /// (registered from `in_b` and the handshake a beat ahead).
-    at_o_q: DFF<Bit>,
-    at_i_q: DFF<Bit>,
+    at_o: DFF<Bit>,
+    at_i: DFF<Bit>,
     tagged1: Signal<Local, Bit>,
     v6_1: Signal<Local, Bit>,
     v4_1: Signal<Local, Bit>,
@@ -555,7 +553,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     d3: DFF<Bits<W>>,
     k3: DFF<Bits<K>>,
     l3: DFF<Bit>,
-    b3: DFF<Bits<16>>,
     /// `b2` clamped to 31 (the ICRC mask table has fewer rows), so the
     /// mask decode reads five flip-flops, not a 16-bit compare.
     mb3: DFF<Bits<5>>,
@@ -933,8 +930,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             i_v4: Default::default(),
             lay_v6: Default::default(),
             lay_v4: Default::default(),
-            at_o: Default::default(),
-            at_i: Default::default(),
             tag_n: Default::default(),
             ov6_n: Default::default(),
             ov4_n: Default::default(),
@@ -949,8 +944,8 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ),
             c_o_first: Constant::new(ethernet::field::ETHERTYPE.start / K == 0),
             c_i_first: Constant::new(ethernet::field::INNER_ETHERTYPE.start / K == 0),
-            at_o_q: Default::default(),
-            at_i_q: Default::default(),
+            at_o: Default::default(),
+            at_i: Default::default(),
             tagged1: Default::default(),
             v6_1: Default::default(),
             v4_1: Default::default(),
@@ -1010,7 +1005,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             d3: Default::default(),
             k3: Default::default(),
             l3: Default::default(),
-            b3: Default::default(),
             pos3: Default::default(),
             len3: Default::default(),
             sel3: Default::default(),
@@ -1290,24 +1284,24 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ready_r, used, at_o_q, at_i_q, in_b, o_tag, o_v6, o_v4, i_v6, i_v4,
-            lay_v6, lay_v4, take_q, reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2,
-            len2, sel2, et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2,
-            usrc2, udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3,
-            mb3, b3, pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3,
-            frag_bad3, proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3,
-            info3, usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4,
-            posk4, len4, and4, or4, pre_eth4, e4, v6_4, v4_4, ver_bad4, ihl_lt4, ihl_ne4,
-            frag_bad4, proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4,
-            pay_small4, ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4, flags4,
-            pkey4, fb4, qp4, ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, and5, or5, crem5,
-            ge_u5, le_u5, lt_u5, ge_l5, le_l5, lt_l5, first5, peks5, shift5, pay_len5, pre_ip5,
-            v4_5, v6_5, ihl_ne5, frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, lt_udp5,
-            lt_l3_5, pad_gt5, pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5,
-            op5, flags5, pkey5, fb5, qp5, ack5, psn5, ext5, pre_eth5, crc_done, prev, fl_pending,
-            fl_need, fl_shift, w_valid, w_data, wptr, r_entry, r_data, frames, job_active, job,
-            rptr, r_valid, r_keep, r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1,
-            left, left_none, left_one
+            self, clock, ready_r, used, at_o, at_i, in_b, o_tag, o_v6, o_v4, i_v6, i_v4, lay_v6,
+            lay_v4, take_q, reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2, sel2,
+            et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2, usrc2,
+            udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3, mb3,
+            pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3, frag_bad3,
+            proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3, info3,
+            usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4, posk4,
+            len4, and4, or4, pre_eth4, e4, v6_4, v4_4, ver_bad4, ihl_lt4, ihl_ne4, frag_bad4,
+            proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4, pay_small4,
+            ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4, flags4, pkey4, fb4, qp4,
+            ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, and5, or5, crem5, ge_u5, le_u5, lt_u5,
+            ge_l5, le_l5, lt_l5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, ihl_ne5,
+            frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, lt_udp5, lt_l3_5, pad_gt5,
+            pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5, flags5, pkey5,
+            fb5, qp5, ack5, psn5, ext5, pre_eth5, crc_done, prev, fl_pending, fl_need, fl_shift,
+            w_valid, w_data, wptr, r_entry, r_data, frames, job_active, job, rptr, r_valid, r_keep,
+            r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1, left, left_none,
+            left_one
         );
         clock!(
             self, clock, cap, csum, crc, entries, fields, csums, jobs, hs, cs, cr, ob_data,
@@ -1346,15 +1340,13 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.et_i0.sel.next = 0.into();
         // The flags load on `fire` (their clock enable), so the input
         // handshake is not in the compares' logic.
-        self.at_o.next = self.at_o_q.q.val();
-        self.at_i.next = self.at_i_q.q.val();
         if self.fire.val() {
             if self.s_axis.tlast.val() {
-                self.at_o_q.d.next = self.c_o_first.val();
-                self.at_i_q.d.next = self.c_i_first.val();
+                self.at_o.d.next = self.c_o_first.val();
+                self.at_i.d.next = self.c_i_first.val();
             } else {
-                self.at_o_q.d.next = self.in_b.q.val() == self.c_b_o1.val();
-                self.at_i_q.d.next = self.in_b.q.val() == self.c_b_i1.val();
+                self.at_o.d.next = self.in_b.q.val() == self.c_b_o1.val();
+                self.at_i.d.next = self.in_b.q.val() == self.c_b_i1.val();
             }
         }
         self.tag_n.next = self.o_tag.q.val();
@@ -1362,12 +1354,12 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.ov4_n.next = self.o_v4.q.val();
         self.iv6_n.next = self.i_v6.q.val();
         self.iv4_n.next = self.i_v4.q.val();
-        if self.at_o.val() {
+        if self.at_o.q.val() {
             self.tag_n.next = self.et_o0.y.val() == self.c_tpid.val();
             self.ov6_n.next = self.et_o0.y.val() == self.c_et6.val();
             self.ov4_n.next = self.et_o0.y.val() == self.c_et4.val();
         }
-        if self.at_i.val() {
+        if self.at_i.q.val() {
             self.iv6_n.next = self.et_i0.y.val() == self.c_et6.val();
             self.iv4_n.next = self.et_i0.y.val() == self.c_et4.val();
         }
@@ -1489,7 +1481,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.d3.d.next = self.d2.q.val();
         self.k3.d.next = self.k2.q.val();
         self.l3.d.next = self.l2.q.val();
-        self.b3.d.next = self.b2.q.val();
         if self.b2.q.val() >= self.c_mb_max.val() {
             self.mb3.d.next = 31.into();
         } else {
@@ -1543,7 +1534,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
 
         // ---- S3: offsets, thresholds, Ethernet verdict, ICRC masks.
         self.extlen3.next = bit_cast::<18, 6>(self.info3.q.val().get_bits::<6>(2));
-        self.mask.beat.next = bit_cast::<16, 5>(self.mb3.q.val());
+        self.mask.beat.next = self.mb3.q.val();
         self.mask.sel.next = self.sel3.q.val();
         self.v4s.d.next = self.v3.q.val();
         self.d4.d.next = self.d3.q.val();
@@ -2085,8 +2076,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         if self.reset.val() {
             self.ready_r.d.next = false;
             self.in_b.d.next = 0.into();
-            self.at_o_q.d.next = self.c_o_first.val();
-            self.at_i_q.d.next = self.c_i_first.val();
+            self.at_o.d.next = self.c_o_first.val();
+            self.at_i.d.next = self.c_i_first.val();
             self.v1.d.next = false;
             self.v2.d.next = false;
             self.v3.d.next = false;

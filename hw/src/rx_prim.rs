@@ -305,9 +305,11 @@ impl<const W: usize, const K: usize> Logic for HeaderCapture<W, K> {
 
 /// Per beat index and layout: `y = (tdata & and_m) | or_m`. Beats past the
 /// table pass unchanged. `table[layout][beat] = (and bytes, or bytes)`.
+/// The beat index is five bits, saturated at 31 by the caller (registered
+/// there, so the decode reads five flip-flops); a table has fewer rows.
 #[derive(LogicBlock)]
 pub struct BeatMask<const W: usize, const K: usize> {
-    pub beat: Signal<In, Bits<16>>,
+    pub beat: Signal<In, Bits<5>>,
     pub sel: Signal<In, Bits<2>>,
     pub and_m: Signal<Out, Bits<W>>,
     pub or_m: Signal<Out, Bits<W>>,
@@ -318,7 +320,6 @@ impl<const W: usize, const K: usize> BeatMask<W, K> {
     pub fn new(table: Vec<Vec<(Vec<u8>, Vec<u8>)>>) -> Self {
         assert_eq!(table.len(), 4);
         for rows in &table {
-            // roce_rx feeds the beat index clamped to 31.
             assert!(rows.len() < 31, "BeatMask: {} rows", rows.len());
             for (a, o) in rows {
                 assert_eq!((a.len(), o.len()), (K, K));
@@ -359,7 +360,7 @@ impl<const W: usize, const K: usize> Logic for BeatMask<W, K> {
             b.push_str(&format!("    2'd{k}: case (beat)\n"));
             for (i, (a, o)) in rows.iter().enumerate() {
                 b.push_str(&format!(
-                    "        16'd{i}: begin and_m = {}; or_m = {}; end\n",
+                    "        5'd{i}: begin and_m = {}; or_m = {}; end\n",
                     hex_of(a, W),
                     hex_of(o, W)
                 ));
