@@ -29,6 +29,7 @@ use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::fifo::SyncFifo;
 use crate::gf2;
+use crate::prim::CountKeep;
 use crate::rx_prim::ByteRealign;
 use crate::stream::{check_width, StreamIn, StreamOut};
 use crate::tx_header::{body_shifts, header_lengths, TxHeader, HDR_BITS};
@@ -198,34 +199,6 @@ impl<const W: usize, const K: usize> Logic for FrontMerge<W, K> {
             v.push_str("    endcase\n");
         }
         v.push_str("    y = body | hdr;\nend\n");
-        Verilog::Custom(v)
-    }
-}
-
-/// `keep = 2^c - 1` (all ones for `c >= K`).
-#[derive(LogicBlock, Default)]
-pub struct CountKeep<const K: usize> {
-    pub c: Signal<In, Bits<8>>,
-    pub keep: Signal<Out, Bits<K>>,
-}
-
-impl<const K: usize> Logic for CountKeep<K> {
-    fn update(&mut self) {
-        let c = self.c.val().index();
-        let mut k = Bits::<K>::default();
-        for lane in 0..K.min(c) {
-            k = k.replace_bit(lane, true);
-        }
-        self.keep.next = k;
-    }
-    fn connect(&mut self) {
-        self.keep.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        let mut v = String::new();
-        for lane in 0..K {
-            v.push_str(&format!("always @(*) keep[{lane}] = c > 8'd{lane};\n"));
-        }
         Verilog::Custom(v)
     }
 }
@@ -500,7 +473,8 @@ pub struct RoceTx<const W: usize, const K: usize> {
     st: DFF<Bit>,
     last_q: DFF<Bit>,
     body_q: DFF<Bit>,
-    fb_q: DFF<Bit>,
+    /// The next beat is the first body beat (`body_q`'s new part).
+    fb_n: Signal<Local, Bit>,
     more_q: DFF<Bit>,
     ilast_q: DFF<Bit>,
     /// The next beat reads a payload beat (`need_in` past a frame's first
@@ -703,7 +677,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             st: Default::default(),
             last_q: Default::default(),
             body_q: Default::default(),
-            fb_q: Default::default(),
+            fb_n: Default::default(),
             more_q: Default::default(),
             ilast_q: Default::default(),
             need_q: Default::default(),
@@ -831,7 +805,6 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             st,
             last_q,
             body_q,
-            fb_q,
             more_q,
             ilast_q,
             need_q,
@@ -1062,6 +1035,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.fc_keep.c.next = self.fq_fc.q.val();
         self.ep_a.d.next = false;
         self.ep_k.d.next = false;
+        // (`ob1` saturates far above the header's beats.)
+        self.fb_n.next = self.ob1.q.val() == self.hb.head_beats.val();
         if self.go.val() {
             self.fq_data.d.next = self.fshift.y.val();
             if self.last_now.val() {
@@ -1109,9 +1084,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             // The position flags of the next beat.
             self.st.d.next = false;
             self.last_q.d.next = self.ob.q.val() == self.hb.frame_beats.val();
-            // (`ob1` saturates far above the header's beats.)
-            self.fb_q.d.next = self.ob1.q.val() == self.hb.head_beats.val();
-            self.body_q.d.next = self.in_body.val() | self.fb_q.d.val();
+            self.body_q.d.next = self.in_body.val() | self.fb_n.val();
             self.more_q.d.next = self.more_in.val();
             self.ilast_q.d.next = self.ib_last.val();
             if self.in_body.val() {
