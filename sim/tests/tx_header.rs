@@ -9,7 +9,7 @@ use roce_sim::models::{TxHeaderW512, TxHeaderW64};
 use roce_sim::rng::Rng;
 use roce_sim::traffic::FrameGen;
 use roce_wire::opcode::TABLE;
-use roce_wire::{FrameRepr, Opcode};
+use roce_wire::{bth, ethernet, ipv4, ipv6, udp, FrameRepr, Opcode};
 
 /// What the hardware must produce for `repr` with `payload_len` bytes.
 struct Expect {
@@ -44,9 +44,12 @@ fn body_shifts(k: usize) -> Vec<usize> {
     let exts = TABLE.iter().map(|r| r.ext_len()).chain([0]);
     let mut v: Vec<usize> = exts
         .flat_map(|e| {
-            [14, 18]
+            [ethernet::HEADER_LEN, ethernet::TAGGED_HEADER_LEN]
                 .into_iter()
-                .flat_map(move |eth| [20, 40].map(|ip| k - (eth + ip + 8 + 12 + e) % k))
+                .flat_map(move |eth| {
+                    [ipv4::HEADER_LEN, ipv6::HEADER_LEN]
+                        .map(|ip| k - (eth + ip + udp::HEADER_LEN + bth::HEADER_LEN + e) % k)
+                })
         })
         .collect();
     v.sort_unstable();
