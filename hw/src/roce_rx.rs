@@ -20,11 +20,13 @@
 //! flip-flop, and `m_hdr_ready` reaches none of the queues behind it in the
 //! cycle it arrives (their pops wait on the slice's registered `s_ready`).
 //!
-//! A frame's entry waits for its verdict parts in two queues written and
+//! A frame's entry waits for its verdict parts in queues written and
 //! popped together: the fields the join decides on ([`RxCtl`]) in a
-//! [`SyncFifo`], the fields that pass through ([`RxData`]) in a
-//! [`RamQueue`] whose LUT-RAM read feeds the slice directly, so the join's
-//! take moves a pointer and a few flip-flops, not a wide head register.
+//! [`SyncFifo`], the fields that pass through ([`RxData`], and the two
+//! halves of the extension word) in three [`RamQueue`]s whose LUT-RAM reads
+//! feed the slice directly, so the join's take moves pointers and a few
+//! flip-flops, not a wide head register. The slice carries the extension
+//! word once; the extension fields are wired from it at its output.
 //!
 //! The IPv4 header checksum ([`OnesSum`], from S1) and the ICRC result
 //! ([`Crc32`], which checks the CRC residue over the datagram including its
@@ -67,6 +69,8 @@ pub const MAX_FRAMES: u64 = 20;
 pub const MARGIN: u64 = 13;
 /// `m_hdr_reason` when the frame is accepted.
 pub const REASON_NONE: u64 = 15;
+/// Counters: one per drop reason (in `DropReason::ALL` order), then accepts.
+const COUNTERS: usize = DropReason::ALL.len() + 1;
 
 /// The four frame layouts, indexed `tagged + 2 * ipv6`.
 #[derive(Copy, Clone, Debug)]
@@ -298,8 +302,10 @@ pub struct RxCtl {
     pub pre_hit: Bit,
     /// Any check other than the checksum and the ICRC failed.
     pub hit: Bit,
-    /// Its reason (the earliest in the order).
+    /// Its reason (the earliest in the order), and that one-hot in
+    /// counter order (0 when none failed), for the counters.
     pub why: Bits<4>,
+    pub why_hot: Bits<COUNTERS>,
     pub v4: Bit,
     pub end_ptr: Bits<16>,
     pub last_n: Bits<8>,
@@ -323,7 +329,6 @@ pub struct RxData {
     pub pay_len: Bits<16>,
     /// Extension headers present (opcode ROM bits 15:8, `ExtKind` order).
     pub ext_present: Bits<8>,
-    pub ext: Bits<224>,
     /// ImmDt, selected from `ext` by the opcode when the entry is queued.
     pub immdt: Bits<32>,
 }
@@ -350,20 +355,10 @@ pub struct RxDesc {
     pub psn: Bits<24>,
     pub payload_len: Bits<16>,
     pub ext: Bits<8>,
-    pub reth_va: Bits<64>,
-    pub reth_rkey: Bits<32>,
-    pub reth_dmalen: Bits<32>,
-    pub aeth_syndrome: Bits<8>,
-    pub aeth_msn: Bits<24>,
+    /// The extension-header bytes after the BTH: every `m_hdr_*` extension
+    /// field but ImmDt is a fixed slice of them, wired after the slice.
+    pub ext_word: Bits<224>,
     pub immdt: Bits<32>,
-    pub ieth: Bits<32>,
-    pub atomic_va: Bits<64>,
-    pub atomic_rkey: Bits<32>,
-    pub atomic_swap_add: Bits<64>,
-    pub atomic_compare: Bits<64>,
-    pub atomicack_orig: Bits<64>,
-    pub deth_qkey: Bits<32>,
-    pub deth_srcqp: Bits<24>,
 }
 
 /// A payload read job.
@@ -380,6 +375,7 @@ pub struct RxJob {
 }
 
 const EXT_BITS: usize = 224;
+const EXT_HALF: usize = EXT_BITS / 2;
 
 /// Address bits of the payload output FIFOs: deep enough for every beat
 /// issued and not yet taken (two RAM stages, `r_*`, the FIFO's own).
@@ -665,10 +661,27 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     clast: Signal<Local, Bit>,
     ce_sel4: Signal<Local, Bits<18>>,
     first5: DFF<Bits<18>>,
-    peks5: DFF<Bits<18>>,
+    /// The beat is past the one holding the payload start (`pos5 >=
+    /// first5`: both are multiples of K, so `pos4 > p4 & !kmask`).
+    past5: DFF<Bit>,
+    /// The payload continues past this beat (`peks > pos + K` with `peks =
+    /// first + body - pad`, tested as `pb5 > pp5`: `(p & !kmask) + body >
+    /// pos + pad`, one add each in S4), and that
+    /// test at the last valid beat: for a beat past the payload start it
+    /// is the beat before, of the same frame, whose `posk5` is this beat's
+    /// `pos5`, so it says `peks > pos5` from a register.
+    more5: Signal<Local, Bit>,
+    more_q: DFF<Bit>,
+    pb5: DFF<Bits<19>>,
+    pp5: DFF<Bits<19>>,
     shift5: DFF<Bits<8>>,
     pay_len5: DFF<Bits<18>>,
-    pre_ip5: DFF<Bits<4>>,
+    /// The IP checks' inputs, as bits (`pre_ip` orders them in S5).
+    len_eq5: DFF<Bit>,
+    ver_bad5: DFF<Bit>,
+    lt_ip5: DFF<Bit>,
+    ihl_lt5: DFF<Bit>,
+    lt_ihl5: DFF<Bit>,
     v4_5: DFF<Bit>,
     v6_5: DFF<Bit>,
     ihl_ne5: DFF<Bit>,
@@ -684,7 +697,12 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     pay_small5: DFF<Bit>,
     ulen_bad5: DFF<Bit>,
     l4_short5: DFF<Bit>,
-    body5: DFF<Bits<18>>,
+    /// The BTH payload is non-zero / not 4-byte aligned; the BTH's TVer is
+    /// not 0 / PadCnt is not 0 (S4's values reduced to a bit).
+    body_nz5: DFF<Bit>,
+    body_lo_nz5: DFF<Bit>,
+    tver_bad5: DFF<Bit>,
+    pad_nz5: DFF<Bit>,
     body_neg5: DFF<Bit>,
     info5: DFF<Bits<32>>,
     usrc5: DFF<Bits<16>>,
@@ -707,8 +725,11 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     fl_shift: DFF<Bits<8>>,
     crc: Crc32<W, K>,
     pre: Signal<Local, Bits<4>>,
+    pre_ip: Signal<Local, Bits<4>>,
     post: Signal<Local, Bits<4>>,
     post2: Signal<Local, Bits<4>>,
+    post2a: Signal<Local, Bits<4>>,
+    post2b: Signal<Local, Bits<4>>,
     // --- S6: frame buffer and frame results ---
     w_valid: DFF<Bit>,
     w_data: DFF<Bits<W>>,
@@ -716,10 +737,16 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     ram: BramOutReg<Bits<W>, A>,
     r_entry: DFF<RxEntry>,
     r_data: DFF<RxData>,
+    r_ext: DFF<Bits<EXT_BITS>>,
     // A frame's entry, queued in two parts written and popped together
     // (at most MAX_FRAMES entries wait, so neither fills).
     entries: SyncFifo<RxCtl, 5, 6>,
     fields: RamQueue<RxData, 5>,
+    // The extension word in two more queues, each with its own read
+    // pointer: no pointer reaches more than ~60 LUT-RAM cells.
+    ext_lo: RamQueue<Bits<EXT_HALF>, 5>,
+    ext_hi: RamQueue<Bits<EXT_HALF>, 5>,
+    ext_word: Signal<Local, Bits<EXT_BITS>>,
     csums: SyncFifo<Bit, 5, 6>,
     // --- descriptor output ---
     hdr_avail: Signal<Local, Bit>,
@@ -753,10 +780,20 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     o_deth_srcqp: ByteSelect<EXT_BITS, 24>,
     frames: DFF<Bits<8>>,
     counts: Vec<Counter32>,
-    onehot: Signal<Local, Bits<16>>,
-    // A taken descriptor's verdict, counted a cycle later.
+    why6: Signal<Local, Bits<4>>,
+    /// The entry's checksum verdict fails the frame (IPv4 and bad).
+    cs_bad: Signal<Local, Bit>,
+    /// The join's verdict one-hot in counter order (0 when accepted),
+    /// each bit from the head registers in one LUT.
+    onehot: Signal<Local, Bits<COUNTERS>>,
+    onehot_why: Signal<Local, Bits<COUNTERS>>,
+    onehot_cs: Signal<Local, Bits<COUNTERS>>,
+    onehot_cr: Signal<Local, Bits<COUNTERS>>,
+    onehot_ok: Signal<Local, Bits<COUNTERS>>,
+    // A taken descriptor's verdict (one-hot, registered every cycle),
+    // counted a cycle later, so no counter's enable decodes a reason.
     take_q: DFF<Bit>,
-    reason_q: DFF<Bits<4>>,
+    onehot_q: DFF<Bits<COUNTERS>>,
     jobs: SyncFifo<RxJob, 4, 5>,
     // --- payload reader ---
     job_active: DFF<Bit>,
@@ -824,6 +861,10 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     c_r_unknown_opcode: Constant<Bits<4>>,
     c_r_bad_padcnt: Constant<Bits<4>>,
     c_r_bad_icrc: Constant<Bits<4>>,
+    c_hot_csum: Constant<Bits<COUNTERS>>,
+    c_hot_icrc: Constant<Bits<COUNTERS>>,
+    c_hot_accept: Constant<Bits<COUNTERS>>,
+    c_ext_half: Constant<Bits<8>>,
     c_r_none: Constant<Bits<4>>,
 }
 
@@ -832,6 +873,9 @@ fn k18(v: usize) -> Constant<Bits<18>> {
 }
 fn r4(r: DropReason) -> Constant<Bits<4>> {
     Constant::new((r.index() as u64).into())
+}
+fn hot(i: usize) -> Constant<Bits<COUNTERS>> {
+    Constant::new(Bits::<COUNTERS>::default().replace_bit(i, true))
 }
 
 impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
@@ -1100,10 +1144,18 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             clast: Default::default(),
             ce_sel4: Default::default(),
             first5: Default::default(),
-            peks5: Default::default(),
+            past5: Default::default(),
+            more5: Default::default(),
+            more_q: Default::default(),
+            pb5: Default::default(),
+            pp5: Default::default(),
             shift5: Default::default(),
             pay_len5: Default::default(),
-            pre_ip5: Default::default(),
+            len_eq5: Default::default(),
+            ver_bad5: Default::default(),
+            lt_ip5: Default::default(),
+            ihl_lt5: Default::default(),
+            lt_ihl5: Default::default(),
             v4_5: Default::default(),
             v6_5: Default::default(),
             ihl_ne5: Default::default(),
@@ -1118,7 +1170,10 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             pay_small5: Default::default(),
             ulen_bad5: Default::default(),
             l4_short5: Default::default(),
-            body5: Default::default(),
+            body_nz5: Default::default(),
+            body_lo_nz5: Default::default(),
+            tver_bad5: Default::default(),
+            pad_nz5: Default::default(),
             body_neg5: Default::default(),
             info5: Default::default(),
             usrc5: Default::default(),
@@ -1141,16 +1196,23 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             fl_shift: Default::default(),
             crc: Crc32::new(),
             pre: Default::default(),
+            pre_ip: Default::default(),
             post: Default::default(),
             post2: Default::default(),
+            post2a: Default::default(),
+            post2b: Default::default(),
             w_valid: Default::default(),
             w_data: Default::default(),
             wptr: Default::default(),
             ram: BramOutReg::new(),
             r_entry: Default::default(),
             r_data: Default::default(),
+            r_ext: Default::default(),
             entries: SyncFifo::new(),
             fields: RamQueue::new(),
+            ext_lo: RamQueue::new(),
+            ext_hi: RamQueue::new(),
+            ext_word: Default::default(),
             csums: SyncFifo::new(),
             hdr_avail: Default::default(),
             hs: RegSlice::new(),
@@ -1196,10 +1258,16 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
                 ext::deth::field::SRC_QP.start,
             )),
             frames: Default::default(),
-            counts: (0..10).map(|_| Default::default()).collect(),
+            counts: (0..COUNTERS).map(|_| Default::default()).collect(),
+            why6: Default::default(),
+            cs_bad: Default::default(),
             onehot: Default::default(),
+            onehot_why: Default::default(),
+            onehot_cs: Default::default(),
+            onehot_cr: Default::default(),
+            onehot_ok: Default::default(),
             take_q: Default::default(),
-            reason_q: Default::default(),
+            onehot_q: Default::default(),
             jobs: SyncFifo::new(),
             job_active: Default::default(),
             prev_end: Default::default(),
@@ -1260,6 +1328,10 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             c_r_unknown_opcode: r4(DropReason::UnknownOpcode),
             c_r_bad_padcnt: r4(DropReason::BadPadcnt),
             c_r_bad_icrc: r4(DropReason::BadIcrc),
+            c_hot_csum: hot(DropReason::BadIpChecksum.index()),
+            c_hot_icrc: hot(DropReason::BadIcrc.index()),
+            c_hot_accept: hot(COUNTERS - 1),
+            c_ext_half: Constant::new((EXT_HALF as u64).into()),
             c_r_none: Constant::new(REASON_NONE.into()),
         }
     }
@@ -1284,28 +1356,223 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, ready_r, used, at_o, at_i, in_b, o_tag, o_v6, o_v4, i_v6, i_v4, lay_v6,
-            lay_v4, take_q, reason_q, v1, d1, k1, t1, l1, b1, v2, d2, k2, l2, b2, pos2, len2, sel2,
-            et_o2, et_i2, tagged2, v6_2, v4_2, ipb0_2, tot2, frag2, proto2, plen2, nh2, usrc2,
-            udst2, ulen2, op2, flags2, pkey2, fb2, qp2, ack2, psn2, ext2, v3, d3, k3, l3, mb3,
-            pos3, len3, sel3, bad_eth3, bad_ad3, tagged3, v6_3, v4_3, ipb0_3, tot_lt3, frag_bad3,
-            proto_bad3, nhext3, nh_bad3, port_bad3, ulen3, ip_pay3, e3, eu3, eub3, iph3, info3,
-            usrc3, op3, flags3, pkey3, fb3, qp3, ack3, psn3, ext3, v4s, d4, k4, l4, pos4, posk4,
-            len4, and4, or4, pre_eth4, e4, v6_4, v4_4, ver_bad4, ihl_lt4, ihl_ne4, frag_bad4,
-            proto_bad4, nhext4, nh_bad4, port_bad4, t_ip4, t_ihl4, t_udp4, t_l3_4, pay_small4,
-            ulen_bad4, l4_short4, body4, body_neg4, p4, info4, usrc4, op4, flags4, pkey4, fb4, qp4,
-            ack4, psn4, ext4, v5, d5, k5, l5, pos5, posk5, and5, or5, crem5, ge_u5, le_u5, lt_u5,
-            ge_l5, le_l5, lt_l5, first5, peks5, shift5, pay_len5, pre_ip5, v4_5, v6_5, ihl_ne5,
-            frag_bad5, proto_bad5, nhext5, nh_bad5, port_bad5, lt_udp5, lt_l3_5, pad_gt5,
-            pay_small5, ulen_bad5, l4_short5, body5, body_neg5, info5, usrc5, op5, flags5, pkey5,
-            fb5, qp5, ack5, psn5, ext5, pre_eth5, crc_done, prev, fl_pending, fl_need, fl_shift,
-            w_valid, w_data, wptr, r_entry, r_data, frames, job_active, job, rptr, r_valid, r_keep,
-            r_last, r2_valid, r2_keep, r2_last, ob_cnt, prev_end, prev_end1, left, left_none,
+            self,
+            clock,
+            ready_r,
+            used,
+            at_o,
+            at_i,
+            in_b,
+            o_tag,
+            o_v6,
+            o_v4,
+            i_v6,
+            i_v4,
+            lay_v6,
+            lay_v4,
+            take_q,
+            onehot_q,
+            v1,
+            d1,
+            k1,
+            t1,
+            l1,
+            b1,
+            v2,
+            d2,
+            k2,
+            l2,
+            b2,
+            pos2,
+            len2,
+            sel2,
+            et_o2,
+            et_i2,
+            tagged2,
+            v6_2,
+            v4_2,
+            ipb0_2,
+            tot2,
+            frag2,
+            proto2,
+            plen2,
+            nh2,
+            usrc2,
+            udst2,
+            ulen2,
+            op2,
+            flags2,
+            pkey2,
+            fb2,
+            qp2,
+            ack2,
+            psn2,
+            ext2,
+            v3,
+            d3,
+            k3,
+            l3,
+            mb3,
+            pos3,
+            len3,
+            sel3,
+            bad_eth3,
+            bad_ad3,
+            tagged3,
+            v6_3,
+            v4_3,
+            ipb0_3,
+            tot_lt3,
+            frag_bad3,
+            proto_bad3,
+            nhext3,
+            nh_bad3,
+            port_bad3,
+            ulen3,
+            ip_pay3,
+            e3,
+            eu3,
+            eub3,
+            iph3,
+            info3,
+            usrc3,
+            op3,
+            flags3,
+            pkey3,
+            fb3,
+            qp3,
+            ack3,
+            psn3,
+            ext3,
+            v4s,
+            d4,
+            k4,
+            l4,
+            pos4,
+            posk4,
+            len4,
+            and4,
+            or4,
+            pre_eth4,
+            e4,
+            v6_4,
+            v4_4,
+            ver_bad4,
+            ihl_lt4,
+            ihl_ne4,
+            frag_bad4,
+            proto_bad4,
+            nhext4,
+            nh_bad4,
+            port_bad4,
+            t_ip4,
+            t_ihl4,
+            t_udp4,
+            t_l3_4,
+            pay_small4,
+            ulen_bad4,
+            l4_short4,
+            body4,
+            body_neg4,
+            p4,
+            info4,
+            usrc4,
+            op4,
+            flags4,
+            pkey4,
+            fb4,
+            qp4,
+            ack4,
+            psn4,
+            ext4,
+            v5,
+            d5,
+            k5,
+            l5,
+            pos5,
+            posk5,
+            and5,
+            or5,
+            crem5,
+            ge_u5,
+            le_u5,
+            lt_u5,
+            ge_l5,
+            le_l5,
+            lt_l5,
+            first5,
+            past5,
+            more_q,
+            pb5,
+            pp5,
+            shift5,
+            pay_len5,
+            len_eq5,
+            ver_bad5,
+            lt_ip5,
+            ihl_lt5,
+            lt_ihl5,
+            v4_5,
+            v6_5,
+            ihl_ne5,
+            frag_bad5,
+            proto_bad5,
+            nhext5,
+            nh_bad5,
+            port_bad5,
+            lt_udp5,
+            lt_l3_5,
+            pad_gt5,
+            pay_small5,
+            ulen_bad5,
+            l4_short5,
+            body_nz5,
+            body_lo_nz5,
+            tver_bad5,
+            pad_nz5,
+            body_neg5,
+            info5,
+            usrc5,
+            op5,
+            flags5,
+            pkey5,
+            fb5,
+            qp5,
+            ack5,
+            psn5,
+            ext5,
+            pre_eth5,
+            crc_done,
+            prev,
+            fl_pending,
+            fl_need,
+            fl_shift,
+            w_valid,
+            w_data,
+            wptr,
+            r_entry,
+            r_data,
+            r_ext,
+            frames,
+            job_active,
+            job,
+            rptr,
+            r_valid,
+            r_keep,
+            r_last,
+            r2_valid,
+            r2_keep,
+            r2_last,
+            ob_cnt,
+            prev_end,
+            prev_end1,
+            left,
+            left_none,
             left_one
         );
         clock!(
-            self, clock, cap, csum, crc, entries, fields, csums, jobs, hs, cs, cr, ob_data,
-            ob_keep, ob_last
+            self, clock, cap, csum, crc, entries, fields, ext_lo, ext_hi, csums, jobs, hs, cs, cr,
+            ob_data, ob_keep, ob_last
         );
         self.ram.clock.next = self.clock.val();
         for i in 0..self.counts.len() {
@@ -1621,25 +1888,19 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.le_l5.d.next = bit_cast::<19, 18>(self.t_l3_4.q.val()) <= self.posk4.q.val();
         self.lt_l5.d.next = bit_cast::<19, 18>(self.t_l3_4.q.val()) < self.posk4.q.val();
         self.first5.d.next = (self.p4.q.val() & !self.c_kmask.val()) + self.c_k.val();
-        self.peks5.d.next =
-            (self.p4.q.val() & !self.c_kmask.val()) + self.c_k.val() + self.body4.q.val()
-                - bit_cast::<18, 2>(self.flags4.q.val().get_bits::<2>(4));
+        self.past5.d.next = self.pos4.q.val() > (self.p4.q.val() & !self.c_kmask.val());
+        self.pb5.d.next = bit_cast::<19, 18>(self.p4.q.val() & !self.c_kmask.val())
+            + bit_cast::<19, 18>(self.body4.q.val());
+        self.pp5.d.next = bit_cast::<19, 18>(self.pos4.q.val())
+            + bit_cast::<19, 2>(self.flags4.q.val().get_bits::<2>(4));
         self.shift5.d.next = bit_cast::<8, 18>(self.p4.q.val() & self.c_kmask.val());
         self.pay_len5.d.next =
             self.body4.q.val() - bit_cast::<18, 2>(self.flags4.q.val().get_bits::<2>(4));
-        if self.len4.q.val() == self.e4.q.val() {
-            self.pre_ip5.d.next = self.c_r_truncated.val();
-        } else if self.ver_bad4.q.val() {
-            self.pre_ip5.d.next = self.c_r_not_roce.val();
-        } else if self.len4.q.val() < self.t_ip4.q.val() {
-            self.pre_ip5.d.next = self.c_r_truncated.val();
-        } else if self.v4_4.q.val() & self.ihl_lt4.q.val() {
-            self.pre_ip5.d.next = self.c_r_bad_length.val();
-        } else if self.v4_4.q.val() & (self.len4.q.val() < self.t_ihl4.q.val()) {
-            self.pre_ip5.d.next = self.c_r_truncated.val();
-        } else {
-            self.pre_ip5.d.next = self.c_r_none.val();
-        }
+        self.len_eq5.d.next = self.len4.q.val() == self.e4.q.val();
+        self.ver_bad5.d.next = self.ver_bad4.q.val();
+        self.lt_ip5.d.next = self.len4.q.val() < self.t_ip4.q.val();
+        self.ihl_lt5.d.next = self.v4_4.q.val() & self.ihl_lt4.q.val();
+        self.lt_ihl5.d.next = self.v4_4.q.val() & (self.len4.q.val() < self.t_ihl4.q.val());
         self.pre_eth5.d.next = self.pre_eth4.q.val();
         self.v4_5.d.next = self.v4_4.q.val();
         self.v6_5.d.next = self.v6_4.q.val();
@@ -1656,7 +1917,10 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.pay_small5.d.next = self.pay_small4.q.val();
         self.ulen_bad5.d.next = self.ulen_bad4.q.val();
         self.l4_short5.d.next = self.l4_short4.q.val();
-        self.body5.d.next = self.body4.q.val();
+        self.body_nz5.d.next = self.body4.q.val().any();
+        self.body_lo_nz5.d.next = self.body4.q.val().get_bits::<2>(0).any();
+        self.tver_bad5.d.next = self.flags4.q.val().get_bits::<4>(0).any();
+        self.pad_nz5.d.next = self.flags4.q.val().get_bits::<2>(4).any();
         self.body_neg5.d.next = self.body_neg4.q.val();
         self.info5.d.next = self.info4.q.val();
         self.usrc5.d.next = self.usrc4.q.val();
@@ -1699,9 +1963,11 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             }
         }
         // Payload: bytes [pos - K + shift, pos + shift) of the frame.
-        self.emit.next = self.v5.q.val()
-            & (self.pos5.q.val() >= self.first5.q.val())
-            & (self.peks5.q.val() > self.pos5.q.val());
+        self.more5.next = self.pb5.q.val() > self.pp5.q.val();
+        if self.v5.q.val() {
+            self.more_q.d.next = self.more5.val();
+        }
+        self.emit.next = self.v5.q.val() & self.past5.q.val() & self.more_q.q.val();
         self.realign.prev.next = self.prev.q.val();
         self.realign.cur.next = self.d5.q.val();
         if self.fl_pending.q.val() {
@@ -1715,16 +1981,29 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.w_valid.d.next = self.emit.val() | (self.fl_pending.q.val() & self.fl_need.q.val());
         self.w_data.d.next = self.realign.y.val();
         self.fl_pending.d.next = self.v5.q.val() & self.l5.q.val();
-        // peks5 - pos5 > K, with peks5 > pos5: peks5 > pos5 + K.
-        self.fl_need.d.next = (bit_cast::<19, 18>(self.peks5.q.val()) > self.posk5.q.val())
-            & (self.posk5.q.val() >= bit_cast::<19, 18>(self.first5.q.val()));
+        // peks - pos5 > K, with peks > pos5: peks > pos5 + K.
+        self.fl_need.d.next =
+            self.more5.val() & (self.posk5.q.val() >= bit_cast::<19, 18>(self.first5.q.val()));
         self.fl_shift.d.next = self.shift5.q.val();
 
         // The checks, in Frame::parse's order, on the frame's last beat.
+        if self.len_eq5.q.val() {
+            self.pre_ip.next = self.c_r_truncated.val();
+        } else if self.ver_bad5.q.val() {
+            self.pre_ip.next = self.c_r_not_roce.val();
+        } else if self.lt_ip5.q.val() {
+            self.pre_ip.next = self.c_r_truncated.val();
+        } else if self.ihl_lt5.q.val() {
+            self.pre_ip.next = self.c_r_bad_length.val();
+        } else if self.lt_ihl5.q.val() {
+            self.pre_ip.next = self.c_r_truncated.val();
+        } else {
+            self.pre_ip.next = self.c_r_none.val();
+        }
         if self.pre_eth5.q.val() != self.c_r_none.val() {
             self.pre.next = self.pre_eth5.q.val();
         } else {
-            self.pre.next = self.pre_ip5.q.val();
+            self.pre.next = self.pre_ip.val();
         }
         if self.v4_5.q.val() & self.ihl_ne5.q.val() {
             self.post.next = self.c_r_ip_options.val();
@@ -1742,35 +2021,46 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.post.next = self.c_r_none.val();
         }
         // The rest of the order, decided alongside (`post2` counts when
-        // `post` is none; the two are joined when the entry is queued).
+        // `post` is none; the two are joined when the entry is queued), in
+        // two halves: the length checks, then the BTH checks.
         if self.pay_small5.q.val() {
-            self.post2.next = self.c_r_bad_length.val();
+            self.post2a.next = self.c_r_bad_length.val();
         } else if self.lt_l3_5.q.val() {
-            self.post2.next = self.c_r_truncated.val();
+            self.post2a.next = self.c_r_truncated.val();
         } else if self.ulen_bad5.q.val() {
-            self.post2.next = self.c_r_bad_length.val();
-        } else if self.l4_short5.q.val() {
-            self.post2.next = self.c_r_truncated.val();
-        } else if self.flags5.q.val().get_bits::<4>(0).any() {
-            self.post2.next = self.c_r_bad_tver.val();
-        } else if !self.info5.q.val().get_bit(0) {
-            self.post2.next = self.c_r_unknown_opcode.val();
-        } else if self.body_neg5.q.val() {
-            self.post2.next = self.c_r_truncated.val();
-        } else if !self.info5.q.val().get_bit(1) {
-            if self.flags5.q.val().get_bits::<2>(4).any() {
-                self.post2.next = self.c_r_bad_padcnt.val();
-            } else if self.body5.q.val().any() {
-                self.post2.next = self.c_r_bad_length.val();
-            } else {
-                self.post2.next = self.c_r_none.val();
-            }
-        } else if self.body5.q.val().get_bits::<2>(0).any() {
-            self.post2.next = self.c_r_bad_length.val();
-        } else if self.pad_gt5.q.val() {
-            self.post2.next = self.c_r_bad_padcnt.val();
+            self.post2a.next = self.c_r_bad_length.val();
         } else {
-            self.post2.next = self.c_r_none.val();
+            self.post2a.next = self.c_r_truncated.val();
+        }
+        if self.tver_bad5.q.val() {
+            self.post2b.next = self.c_r_bad_tver.val();
+        } else if !self.info5.q.val().get_bit(0) {
+            self.post2b.next = self.c_r_unknown_opcode.val();
+        } else if self.body_neg5.q.val() {
+            self.post2b.next = self.c_r_truncated.val();
+        } else if !self.info5.q.val().get_bit(1) {
+            if self.pad_nz5.q.val() {
+                self.post2b.next = self.c_r_bad_padcnt.val();
+            } else if self.body_nz5.q.val() {
+                self.post2b.next = self.c_r_bad_length.val();
+            } else {
+                self.post2b.next = self.c_r_none.val();
+            }
+        } else if self.body_lo_nz5.q.val() {
+            self.post2b.next = self.c_r_bad_length.val();
+        } else if self.pad_gt5.q.val() {
+            self.post2b.next = self.c_r_bad_padcnt.val();
+        } else {
+            self.post2b.next = self.c_r_none.val();
+        }
+        if self.pay_small5.q.val()
+            | self.lt_l3_5.q.val()
+            | self.ulen_bad5.q.val()
+            | self.l4_short5.q.val()
+        {
+            self.post2.next = self.post2a.val();
+        } else {
+            self.post2.next = self.post2b.val();
         }
         self.o_immdt.x.next = self.ext5.q.val();
         self.o_immdt.sel.next = self.info5.q.val().get_bits::<2>(20);
@@ -1791,7 +2081,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.r_data.d.next.pay_len = bit_cast::<16, 18>(self.pay_len5.q.val());
             self.r_entry.d.next.last_n =
                 bit_cast::<8, 18>(((self.pay_len5.q.val() - 1) & self.c_kmask.val()) + 1);
-            self.r_data.d.next.ext = self.ext5.q.val();
+            self.r_ext.d.next = self.ext5.q.val();
             self.r_data.d.next.ext_present = self.info5.q.val().get_bits::<8>(8);
             self.r_data.d.next.immdt = self.o_immdt.y.val();
         }
@@ -1812,12 +2102,15 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             | (self.r_entry.q.val().post != self.c_r_none.val())
             | (self.r_entry.q.val().post2 != self.c_r_none.val());
         if self.r_entry.q.val().pre != self.c_r_none.val() {
-            self.entries.data_in.next.why = self.r_entry.q.val().pre;
+            self.why6.next = self.r_entry.q.val().pre;
         } else if self.r_entry.q.val().post != self.c_r_none.val() {
-            self.entries.data_in.next.why = self.r_entry.q.val().post;
+            self.why6.next = self.r_entry.q.val().post;
         } else {
-            self.entries.data_in.next.why = self.r_entry.q.val().post2;
+            self.why6.next = self.r_entry.q.val().post2;
         }
+        self.entries.data_in.next.why = self.why6.val();
+        self.entries.data_in.next.why_hot =
+            bit_cast::<COUNTERS, 16>(bit_cast::<16, 1>(true.into()) << self.why6.val());
         self.entries.data_in.next.v4 = self.r_entry.q.val().v4;
         self.entries.data_in.next.end_ptr = self.wptr.q.val()
             + bit_cast::<16, 1>(self.w_valid.q.val().into())
@@ -1825,6 +2118,11 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.entries.data_in.next.last_n = self.r_entry.q.val().last_n;
         self.fields.write.next = self.fl_pending.q.val() & !self.entries.full.val();
         self.fields.data_in.next = self.r_data.q.val();
+        self.ext_lo.write.next = self.fl_pending.q.val() & !self.entries.full.val();
+        self.ext_lo.data_in.next = self.r_ext.q.val().get_bits::<EXT_HALF>(0);
+        self.ext_hi.write.next = self.fl_pending.q.val() & !self.entries.full.val();
+        self.ext_hi.data_in.next =
+            bit_cast::<EXT_HALF, EXT_BITS>(self.r_ext.q.val() >> self.c_ext_half.val());
 
         // ---- Descriptor: entry + IPv4 checksum + ICRC, joined in order.
         self.crc_ok.next =
@@ -1877,20 +2175,20 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.m_hdr_psn.next = self.hs.m_data.val().psn;
         self.m_hdr_payload_len.next = self.hs.m_data.val().payload_len;
         self.m_hdr_ext.next = self.hs.m_data.val().ext;
-        self.m_hdr_reth_va.next = self.hs.m_data.val().reth_va;
-        self.m_hdr_reth_rkey.next = self.hs.m_data.val().reth_rkey;
-        self.m_hdr_reth_dmalen.next = self.hs.m_data.val().reth_dmalen;
-        self.m_hdr_aeth_syndrome.next = self.hs.m_data.val().aeth_syndrome;
-        self.m_hdr_aeth_msn.next = self.hs.m_data.val().aeth_msn;
+        self.m_hdr_reth_va.next = self.o_reth_va.y.val();
+        self.m_hdr_reth_rkey.next = self.o_reth_rkey.y.val();
+        self.m_hdr_reth_dmalen.next = self.o_reth_dmalen.y.val();
+        self.m_hdr_aeth_syndrome.next = self.o_aeth_syn.y.val();
+        self.m_hdr_aeth_msn.next = self.o_aeth_msn.y.val();
         self.m_hdr_immdt.next = self.hs.m_data.val().immdt;
-        self.m_hdr_ieth.next = self.hs.m_data.val().ieth;
-        self.m_hdr_atomic_va.next = self.hs.m_data.val().atomic_va;
-        self.m_hdr_atomic_rkey.next = self.hs.m_data.val().atomic_rkey;
-        self.m_hdr_atomic_swap_add.next = self.hs.m_data.val().atomic_swap_add;
-        self.m_hdr_atomic_compare.next = self.hs.m_data.val().atomic_compare;
-        self.m_hdr_atomicack_orig.next = self.hs.m_data.val().atomicack_orig;
-        self.m_hdr_deth_qkey.next = self.hs.m_data.val().deth_qkey;
-        self.m_hdr_deth_srcqp.next = self.hs.m_data.val().deth_srcqp;
+        self.m_hdr_ieth.next = self.o_ieth.y.val();
+        self.m_hdr_atomic_va.next = self.o_at_va.y.val();
+        self.m_hdr_atomic_rkey.next = self.o_at_rkey.y.val();
+        self.m_hdr_atomic_swap_add.next = self.o_at_swap.y.val();
+        self.m_hdr_atomic_compare.next = self.o_at_cmp.y.val();
+        self.m_hdr_atomicack_orig.next = self.o_ack_orig.y.val();
+        self.m_hdr_deth_qkey.next = self.o_deth_qkey.y.val();
+        self.m_hdr_deth_srcqp.next = self.o_deth_srcqp.y.val();
         self.hs.s_data.next.drop = self.e_drop.val();
         self.hs.s_data.next.reason = self.reason.val();
         self.hs.s_data.next.ipv6 = self.fields.data_out.val().ipv6;
@@ -1908,48 +2206,41 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.hs.s_data.next.psn = self.fields.data_out.val().psn;
         self.hs.s_data.next.payload_len = self.fields.data_out.val().pay_len;
         self.hs.s_data.next.ext = self.fields.data_out.val().ext_present;
-        self.o_reth_va.x.next = self.fields.data_out.val().ext;
+        self.ext_word.next = (bit_cast::<EXT_BITS, EXT_HALF>(self.ext_hi.data_out.val())
+            << self.c_ext_half.val())
+            | bit_cast::<EXT_BITS, EXT_HALF>(self.ext_lo.data_out.val());
+        self.hs.s_data.next.ext_word = self.ext_word.val();
+        self.o_reth_va.x.next = self.hs.m_data.val().ext_word;
         self.o_reth_va.sel.next = 0.into();
-        self.o_reth_rkey.x.next = self.fields.data_out.val().ext;
+        self.o_reth_rkey.x.next = self.hs.m_data.val().ext_word;
         self.o_reth_rkey.sel.next = 0.into();
-        self.o_reth_dmalen.x.next = self.fields.data_out.val().ext;
+        self.o_reth_dmalen.x.next = self.hs.m_data.val().ext_word;
         self.o_reth_dmalen.sel.next = 0.into();
-        self.o_aeth_syn.x.next = self.fields.data_out.val().ext;
+        self.o_aeth_syn.x.next = self.hs.m_data.val().ext_word;
         self.o_aeth_syn.sel.next = 0.into();
-        self.o_aeth_msn.x.next = self.fields.data_out.val().ext;
+        self.o_aeth_msn.x.next = self.hs.m_data.val().ext_word;
         self.o_aeth_msn.sel.next = 0.into();
-        self.o_ieth.x.next = self.fields.data_out.val().ext;
+        self.o_ieth.x.next = self.hs.m_data.val().ext_word;
         self.o_ieth.sel.next = 0.into();
-        self.o_at_va.x.next = self.fields.data_out.val().ext;
+        self.o_at_va.x.next = self.hs.m_data.val().ext_word;
         self.o_at_va.sel.next = 0.into();
-        self.o_at_rkey.x.next = self.fields.data_out.val().ext;
+        self.o_at_rkey.x.next = self.hs.m_data.val().ext_word;
         self.o_at_rkey.sel.next = 0.into();
-        self.o_at_swap.x.next = self.fields.data_out.val().ext;
+        self.o_at_swap.x.next = self.hs.m_data.val().ext_word;
         self.o_at_swap.sel.next = 0.into();
-        self.o_at_cmp.x.next = self.fields.data_out.val().ext;
+        self.o_at_cmp.x.next = self.hs.m_data.val().ext_word;
         self.o_at_cmp.sel.next = 0.into();
-        self.o_ack_orig.x.next = self.fields.data_out.val().ext;
+        self.o_ack_orig.x.next = self.hs.m_data.val().ext_word;
         self.o_ack_orig.sel.next = 0.into();
-        self.o_deth_qkey.x.next = self.fields.data_out.val().ext;
+        self.o_deth_qkey.x.next = self.hs.m_data.val().ext_word;
         self.o_deth_qkey.sel.next = 0.into();
-        self.o_deth_srcqp.x.next = self.fields.data_out.val().ext;
+        self.o_deth_srcqp.x.next = self.hs.m_data.val().ext_word;
         self.o_deth_srcqp.sel.next = 0.into();
-        self.hs.s_data.next.reth_va = self.o_reth_va.y.val();
-        self.hs.s_data.next.reth_rkey = self.o_reth_rkey.y.val();
-        self.hs.s_data.next.reth_dmalen = self.o_reth_dmalen.y.val();
-        self.hs.s_data.next.aeth_syndrome = self.o_aeth_syn.y.val();
-        self.hs.s_data.next.aeth_msn = self.o_aeth_msn.y.val();
         self.hs.s_data.next.immdt = self.fields.data_out.val().immdt;
-        self.hs.s_data.next.ieth = self.o_ieth.y.val();
-        self.hs.s_data.next.atomic_va = self.o_at_va.y.val();
-        self.hs.s_data.next.atomic_rkey = self.o_at_rkey.y.val();
-        self.hs.s_data.next.atomic_swap_add = self.o_at_swap.y.val();
-        self.hs.s_data.next.atomic_compare = self.o_at_cmp.y.val();
-        self.hs.s_data.next.atomicack_orig = self.o_ack_orig.y.val();
-        self.hs.s_data.next.deth_qkey = self.o_deth_qkey.y.val();
-        self.hs.s_data.next.deth_srcqp = self.o_deth_srcqp.y.val();
         self.entries.read.next = self.hdr_take.val();
         self.fields.read.next = self.hdr_take.val();
+        self.ext_lo.read.next = self.hdr_take.val();
+        self.ext_hi.read.next = self.hdr_take.val();
         self.cs.m_ready.next = self.hdr_take.val();
         self.cr.m_ready.next = self.hdr_take.val();
         self.jobs.write.next = self.hdr_take.val();
@@ -1964,16 +2255,35 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.prev_end.d.next = self.entries.data_out.val().end_ptr;
             self.prev_end1.d.next = self.entries.data_out.val().end_ptr + 1;
         }
-        // Counters.
         // Counters: a descriptor taken at one edge is counted at the next.
         self.take_q.d.next = self.hdr_take.val();
-        self.reason_q.d.next = self.reason.val();
-        self.onehot.next = bit_cast::<16, 1>(true.into()) << self.reason_q.q.val();
-        for i in 0..self.counts.len() {
-            self.counts[i].inc.next = self.take_q.q.val() & self.onehot.val().get_bit(i);
+        // `reason` one-hot, term by term from the head registers (`why_hot`
+        // is 0 unless `hit`, and `pre_hit` implies `hit`).
+        self.cs_bad.next = self.entries.data_out.val().v4 & !self.cs.m_data.val();
+        self.onehot_why.next = 0.into();
+        if self.entries.data_out.val().pre_hit | !self.cs_bad.val() {
+            self.onehot_why.next = self.entries.data_out.val().why_hot;
         }
-        self.counts[9].inc.next = self.take_q.q.val()
-            & (self.onehot.val().get_bit(9) | (self.reason_q.q.val() == self.c_r_none.val()));
+        self.onehot_cs.next = 0.into();
+        if !self.entries.data_out.val().pre_hit & self.cs_bad.val() {
+            self.onehot_cs.next = self.c_hot_csum.val();
+        }
+        self.onehot_cr.next = 0.into();
+        if !self.entries.data_out.val().hit & !self.cs_bad.val() & !self.cr.m_data.val() {
+            self.onehot_cr.next = self.c_hot_icrc.val();
+        }
+        self.onehot_ok.next = 0.into();
+        if !self.entries.data_out.val().hit & !self.cs_bad.val() & self.cr.m_data.val() {
+            self.onehot_ok.next = self.c_hot_accept.val();
+        }
+        self.onehot.next = self.onehot_why.val()
+            | self.onehot_cs.val()
+            | self.onehot_cr.val()
+            | self.onehot_ok.val();
+        self.onehot_q.d.next = self.onehot.val();
+        for i in 0..COUNTERS {
+            self.counts[i].inc.next = self.take_q.q.val() & self.onehot_q.q.val().get_bit(i);
+        }
         self.cnt_not_roce.next = self.counts[0].count.val();
         self.cnt_truncated.next = self.counts[1].count.val();
         self.cnt_bad_ip_checksum.next = self.counts[2].count.val();
@@ -1984,11 +2294,13 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.cnt_bad_padcnt.next = self.counts[7].count.val();
         self.cnt_bad_icrc.next = self.counts[8].count.val();
         self.cnt_accept.next = self.counts[9].count.val();
-        // Frames in flight, for the input credit.
-        if (self.fire.val() & self.s_axis.tlast.val()) & !self.hdr_take.val() {
+        // Frames in flight, for the input credit. A take leaves the count
+        // an edge late (from `take_q`), which only holds the credit back a
+        // cycle longer; the take's own cycle reaches no counter.
+        if (self.fire.val() & self.s_axis.tlast.val()) & !self.take_q.q.val() {
             self.frames.d.next = self.frames.q.val() + 1;
         }
-        if !(self.fire.val() & self.s_axis.tlast.val()) & self.hdr_take.val() {
+        if !(self.fire.val() & self.s_axis.tlast.val()) & self.take_q.q.val() {
             self.frames.d.next = self.frames.q.val() - 1;
         }
 
@@ -2065,6 +2377,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.crc.reset.next = self.reset.val();
         self.entries.reset.next = self.reset.val();
         self.fields.reset.next = self.reset.val();
+        self.ext_lo.reset.next = self.reset.val();
+        self.ext_hi.reset.next = self.reset.val();
         self.csums.reset.next = self.reset.val();
         self.jobs.reset.next = self.reset.val();
         self.hs.reset.next = self.reset.val();
