@@ -480,6 +480,50 @@ impl<const K: usize> Logic for CountKeep<K> {
     }
 }
 
+/// A lane mask from a byte count plus a constant: `keep = 2^(c + add) - 1`
+/// (all ones for `c + add >= K`), as one compare of `c` with a constant
+/// per lane (`c > lane - add`, or true): no adder in front of the compares.
+#[derive(LogicBlock)]
+pub struct CountKeepAdd<const K: usize> {
+    pub c: Signal<In, Bits<8>>,
+    pub keep: Signal<Out, Bits<K>>,
+    _add: usize,
+}
+
+impl<const K: usize> CountKeepAdd<K> {
+    pub fn new(add: usize) -> Self {
+        Self {
+            c: Default::default(),
+            keep: Default::default(),
+            _add: add,
+        }
+    }
+}
+
+impl<const K: usize> Logic for CountKeepAdd<K> {
+    fn update(&mut self) {
+        let c = self.c.val().index() + self._add;
+        let mut k = Bits::<K>::default();
+        for lane in 0..K.min(c) {
+            k = k.replace_bit(lane, true);
+        }
+        self.keep.next = k;
+    }
+    fn connect(&mut self) {
+        self.keep.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        for lane in 0..K {
+            match lane.checked_sub(self._add) {
+                Some(m) => v.push_str(&format!("always @(*) keep[{lane}] = c > 8'd{m};\n")),
+                None => v.push_str(&format!("always @(*) keep[{lane}] = 1'b1;\n")),
+            }
+        }
+        Verilog::Custom(v)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

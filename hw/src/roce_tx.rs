@@ -29,7 +29,7 @@ use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::fifo::SyncFifo;
 use crate::gf2;
-use crate::prim::CountKeep;
+use crate::prim::{CountKeep, CountKeepAdd};
 use crate::rx_prim::ByteRealign;
 use crate::stream::{check_width, StreamIn, StreamOut};
 use crate::tx_header::{body_shifts, header_lengths, TxHeader, HDR_BITS};
@@ -37,6 +37,10 @@ use roce_wire::ethernet;
 use roce_wire::icrc::{self, LRH_PREFIX};
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::*;
+
+/// Width of the ICRC stream's beat index `cj`, which saturates at its top
+/// value (every masked byte's beat is below it: checked in `RoceTx::new`).
+pub const CJ_BITS: usize = 5;
 
 /// Beat `idx` of the header window: `hdr[idx*W +: W]`.
 #[derive(LogicBlock, Default)]
@@ -204,10 +208,12 @@ impl<const W: usize, const K: usize> Logic for FrontMerge<W, K> {
 }
 
 /// ORs the ICRC masks into ICRC-stream beat `j` (IP header at byte 0).
+/// The masked bytes all lie in the first beats, so `j` is a saturating
+/// index of [`CJ_BITS`] bits (its compares are on those few bits).
 #[derive(LogicBlock, Default)]
 pub struct CrcMask<const W: usize, const K: usize> {
     pub d: Signal<In, Bits<W>>,
-    pub j: Signal<In, Bits<14>>,
+    pub j: Signal<In, Bits<CJ_BITS>>,
     pub v6: Signal<In, Bit>,
     pub y: Signal<Out, Bits<W>>,
 }
@@ -235,7 +241,7 @@ impl<const W: usize, const K: usize> Logic for CrcMask<W, K> {
         for v6 in [false, true] {
             for &(off, mask) in icrc::masked_bytes(v6) {
                 lanes[off % K].push(format!(
-                    "((j == 14'd{}) & {}v6 ? 8'h{mask:02x} : 8'h00)",
+                    "((j == {CJ_BITS}'d{}) & {}v6 ? 8'h{mask:02x} : 8'h00)",
                     off / K,
                     if v6 { "" } else { "!" }
                 ));
@@ -471,14 +477,19 @@ pub struct RoceTx<const W: usize, const K: usize> {
     /// the header assembly's registered `first_*` outputs, else from these
     /// registers, computed a beat ahead.
     st: DFF<Bit>,
+    /// The next beat is its frame's last (`last_now`), on every beat: on a
+    /// frame's first it holds the header assembly's `first_last`, loaded
+    /// from its next value (`next_first_last`) whenever `st` will be set, so
+    /// `go`'s handshake into `out_ready` starts from flip-flops.
     last_q: DFF<Bit>,
     body_q: DFF<Bit>,
     /// The next beat is the first body beat (`body_q`'s new part).
     fb_n: Signal<Local, Bit>,
     more_q: DFF<Bit>,
     ilast_q: DFF<Bit>,
-    /// The next beat reads a payload beat (`need_in` past a frame's first
-    /// beat), decided a beat ahead so `need_in` is one LUT from registers.
+    /// The next beat reads a payload beat (`need_in`), decided a beat ahead
+    /// (on a frame's first beat from `next_first_need`, like `last_q`), so
+    /// `need_in` is a flip-flop.
     need_q: DFF<Bit>,
     more_in: Signal<Local, Bit>,
     ib_last: Signal<Local, Bit>,
@@ -501,6 +512,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     last_now: Signal<Local, Bit>,
     bad_now: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
+    room: Signal<Local, Bit>,
     // Front output register.
     fq_valid: DFF<Bit>,
     fq_data: DFF<Bits<W>>,
@@ -520,8 +532,12 @@ pub struct RoceTx<const W: usize, const K: usize> {
     fq_ca: DFF<Bit>,
     fq_ctl: DFF<Bit>,
     fq_ckeep: DFF<Bits<K>>,
-    /// Masks from the counts, into `fq_ckeep` and `flush_keep`.
-    ck_keep: CountKeep<K>,
+    /// Masks from the counts: the ICRC keep count's (`K - E % K +
+    /// last_count`, as compares of `last_count` with constants, one set per
+    /// Ethernet header length) into `r_ck`, so the front picks a mask, not
+    /// a count; the flush beat's into `flush_keep`.
+    ck_plain: CountKeepAdd<K>,
+    ck_tagged: CountKeepAdd<K>,
     fc_keep: CountKeep<K>,
     fq_fl: DFF<Bit>,
     fq_fc: DFF<Bits<8>>,
@@ -537,22 +553,23 @@ pub struct RoceTx<const W: usize, const K: usize> {
     /// (`k_*`), registered on every edge (`r_*`, no enable: the head
     /// registers hold still during a frame, so they are right from the
     /// frame's second beat), and the pick (`u_*`): the registers, but on
-    /// the first beat of a frame that can be one beat long.
+    /// the first beat of a frame that can be one beat long. The ICRC keep
+    /// count is registered as its lane mask (`r_ck`, `u_ck`).
     k_c0: Signal<Local, Bits<8>>,
     k_c1: Signal<Local, Bits<8>>,
-    k_ck: Signal<Local, Bits<8>>,
+    k_ck: Signal<Local, Bits<K>>,
     k_fc: Signal<Local, Bits<8>>,
     r_ends: DFF<Bit>,
     r_spill: DFF<Bit>,
     r_c0: DFF<Bits<8>>,
     r_c1: DFF<Bits<8>>,
-    r_ck: DFF<Bits<8>>,
+    r_ck: DFF<Bits<K>>,
     r_fc: DFF<Bits<8>>,
     u_ends: Signal<Local, Bit>,
     u_spill: Signal<Local, Bit>,
     u_c0: Signal<Local, Bits<8>>,
     u_c1: Signal<Local, Bits<8>>,
-    u_ck: Signal<Local, Bits<8>>,
+    u_ck: Signal<Local, Bits<K>>,
     u_fc: Signal<Local, Bits<8>>,
     /// A frame can be one beat long: the shortest header fits in a beat.
     one_beat: Constant<Bit>,
@@ -562,10 +579,13 @@ pub struct RoceTx<const W: usize, const K: usize> {
     cmask: CrcMask<W, K>,
     crc: Crc32<W, K>,
     prev_c: DFF<Bits<W>>,
-    cj: DFF<Bits<14>>,
+    cj: DFF<Bits<CJ_BITS>>,
+    /// `cj + 1`, saturating.
+    cj_inc: Signal<Local, Bits<CJ_BITS>>,
+    cj_top: Constant<Bits<CJ_BITS>>,
     flush: DFF<Bit>,
     flush_keep: DFF<Bits<K>>,
-    flush_j: DFF<Bits<14>>,
+    flush_j: DFF<Bits<CJ_BITS>>,
     flush_v6: DFF<Bit>,
     flush_e: DFF<Bits<8>>,
     c_a: Signal<Local, Bits<5>>,
@@ -609,6 +629,14 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             eu % K != 0 && et % K != 0,
             "the ICRC aligner assumes E % K != 0"
         );
+        for v6 in [false, true] {
+            assert!(
+                icrc::masked_bytes(v6)
+                    .iter()
+                    .all(|&(off, _)| off / K + 1 < 1 << CJ_BITS),
+                "a masked ICRC byte's beat reaches the saturating cj"
+            );
+        }
         let icrc_init = gf2::update(gf2::INIT, &LRH_PREFIX) as u64;
         RoceTx {
             clock: Default::default(),
@@ -698,6 +726,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             last_now: Default::default(),
             bad_now: Default::default(),
             go: Default::default(),
+            room: Default::default(),
             fq_valid: Default::default(),
             fq_data: Default::default(),
             fq_count: Default::default(),
@@ -709,7 +738,8 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_ca: Default::default(),
             fq_ctl: Default::default(),
             fq_ckeep: Default::default(),
-            ck_keep: Default::default(),
+            ck_plain: CountKeepAdd::new(K - eu % K),
+            ck_tagged: CountKeepAdd::new(K - et % K),
             fc_keep: Default::default(),
             fq_fl: Default::default(),
             fq_fc: Default::default(),
@@ -742,6 +772,8 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             crc: Crc32::new(),
             prev_c: Default::default(),
             cj: Default::default(),
+            cj_inc: Default::default(),
+            cj_top: Constant::new(((1u64 << CJ_BITS) - 1).into()),
             flush: Default::default(),
             flush_keep: Default::default(),
             flush_j: Default::default(),
@@ -920,8 +952,13 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.k_c0.next = self.t_n4.val();
             self.k_c1.next = 0.into();
         }
-        self.k_ck.next =
-            self.lanes.val() - self.c_e.val() + bit_cast::<8, 7>(self.hb.last_count.val());
+        self.ck_plain.c.next = bit_cast::<8, 7>(self.hb.last_count.val());
+        self.ck_tagged.c.next = bit_cast::<8, 7>(self.hb.last_count.val());
+        if self.hb.is_vlan.val() {
+            self.k_ck.next = self.ck_tagged.keep.val();
+        } else {
+            self.k_ck.next = self.ck_plain.keep.val();
+        }
         self.k_fc.next = bit_cast::<8, 7>(self.hb.last_count.val()) - self.c_e.val();
         self.r_ends.d.next = self.c_ends.val();
         self.r_spill.d.next = self.t_spill.val();
@@ -949,22 +986,18 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.active.next = self.hb.out_valid.val() & !self.drain.q.val();
         if self.st.q.val() {
             self.in_body.next = self.hb.first_body.val();
-            self.last_now.next = self.hb.first_last.val();
             self.more_in.next = self.hb.first_more.val();
             self.ib_last.next = self.hb.first_ilast.val();
         } else {
             self.in_body.next = self.body_q.q.val();
-            self.last_now.next = self.last_q.q.val();
             self.more_in.next = self.more_q.q.val();
             self.ib_last.next = self.ilast_q.q.val();
         }
-        if self.st.q.val() {
-            self.need_in.next = self.hb.first_body.val() & self.hb.first_more.val();
-        } else {
-            self.need_in.next = self.need_q.q.val();
-        }
+        self.last_now.next = self.last_q.q.val();
+        self.need_in.next = self.need_q.q.val();
+        self.room.next = !self.fq_valid.q.val() | self.fq_take.val();
         self.go.next = self.active.val()
-            & (!self.fq_valid.q.val() | self.fq_take.val())
+            & self.room.val()
             & (!self.need_in.val() | self.s_payload.tvalid.val());
         self.s_payload.tready.next = (self.go.val() & self.need_in.val()) | self.drain.q.val();
         // Bytes past the descriptor's length are dropped even within a beat.
@@ -1031,14 +1064,27 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             & (self.s_payload.tuser.val() | (self.s_payload.tlast.val() != self.ib_last.val()));
         self.kb_same.next = self.fq_kbad.q.val() & !self.fq_last.q.val();
         self.hb.out_ready.next = false;
-        self.ck_keep.c.next = self.lanes.val();
         self.fc_keep.c.next = self.fq_fc.q.val();
         self.ep_a.d.next = false;
         self.ep_k.d.next = false;
         // (`ob1` saturates far above the header's beats.)
         self.fb_n.next = self.ob1.q.val() == self.hb.head_beats.val();
-        if self.go.val() {
+        // The front's data register loads whenever it has room (it is
+        // read only with `fq_valid`), so its wide enable is `room`, a LUT
+        // from flip-flops, not `go`.
+        if self.room.val() {
             self.fq_data.d.next = self.fshift.y.val();
+        }
+        // `prev` loads on every beat: the payload beat taken, which is zero
+        // on header beats (no lane is taken), or zero after a frame's last.
+        if self.go.val() {
+            if self.last_now.val() {
+                self.prev.d.next = 0.into();
+            } else {
+                self.prev.d.next = self.kmask.y.val();
+            }
+        }
+        if self.go.val() {
             if self.last_now.val() {
                 self.fq_count.d.next = bit_cast::<8, 7>(self.hb.last_count.val());
             } else {
@@ -1059,12 +1105,13 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.fq_ca.d.next = self.ob1.q.val() == self.c_a.val();
             self.fq_ctl.d.next = self.last_now.val() & !self.u_ends.val();
             self.fq_fl.d.next = self.last_now.val() & self.u_ends.val();
-            if self.last_now.val() & !self.u_ends.val() {
-                self.ck_keep.c.next = self.u_ck.val();
+            // (A last beat that ends in a flush beat has `last_count >
+            // E % K`: all lanes, as for any other beat.)
+            if self.last_now.val() {
+                self.fq_ckeep.d.next = self.u_ck.val();
             } else {
-                self.ck_keep.c.next = self.lanes.val();
+                self.fq_ckeep.d.next = self.all_keep.val();
             }
-            self.fq_ckeep.d.next = self.ck_keep.keep.val();
             self.fq_fc.d.next = self.u_fc.val();
             self.fq_v6.d.next = self.hb.is_ipv6.val();
             self.fq_spill.d.next = self.u_spill.val();
@@ -1087,11 +1134,6 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.body_q.d.next = self.in_body.val() | self.fb_n.val();
             self.more_q.d.next = self.more_in.val();
             self.ilast_q.d.next = self.ib_last.val();
-            if self.in_body.val() {
-                // The payload beat taken (zeros when none is: a beat past a
-                // short payload packet reads zeros from here on).
-                self.prev.d.next = self.kmask.y.val();
-            }
             if self.need_in.val() {
                 self.ib.d.next = self.ib.q.val() + 1;
                 self.more_q.d.next = !self.ib_last.val();
@@ -1107,7 +1149,6 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             }
             self.need_q.d.next = self.body_q.d.val() & self.more_q.d.val() & !self.in_done.d.val();
             if self.last_now.val() {
-                self.prev.d.next = 0.into();
                 self.st.d.next = true;
                 self.ob.d.next = 2.into();
                 self.ob1.d.next = 1.into();
@@ -1159,6 +1200,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         if self.flush.q.val() & self.crc.s_axis.tready.val() {
             self.flush.d.next = false;
         }
+        if self.cj.q.val() == self.cj_top.val() {
+            self.cj_inc.next = self.cj.q.val();
+        } else {
+            self.cj_inc.next = self.cj.q.val() + 1;
+        }
         if self.fq_take.val() {
             if self.fq_ca.q.val() {
                 self.prev_c.d.next = self.fq_data.q.val();
@@ -1166,7 +1212,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             }
             if self.c_normal.val() {
                 self.prev_c.d.next = self.fq_data.q.val();
-                self.cj.d.next = self.cj.q.val() + 1;
+                self.cj.d.next = self.cj_inc.val();
             }
             if self.fq_fl.q.val() {
                 self.flush.d.next = true;
@@ -1174,7 +1220,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.flush_v6.d.next = self.fq_v6.q.val();
                 self.flush_e.d.next = self.fq_e.q.val();
                 if self.c_normal.val() {
-                    self.flush_j.d.next = self.cj.q.val() + 1;
+                    self.flush_j.d.next = self.cj_inc.val();
                 } else {
                     self.flush_j.d.next = 0.into();
                 }
@@ -1275,6 +1321,12 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.fq_valid.d.next = false;
             self.flush.d.next = false;
             self.extra.d.next = false;
+        }
+        // A frame's first beat next: its flags are the header assembly's,
+        // as its head registers load them at this edge.
+        if self.st.d.val() {
+            self.last_q.d.next = self.hb.next_first_last.val();
+            self.need_q.d.next = self.hb.next_first_need.val();
         }
     }
 }

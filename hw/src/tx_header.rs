@@ -140,6 +140,12 @@ macro_rules! header_struct {
             /// other outputs are registered too; `hdr` is read straight
             /// from the queue).
             pub head_beat0: Signal<Out, Bits<W>>,
+            /// What `first_last` and `first_body & first_more` load at this
+            /// edge (the head registers' next values: the head, or the
+            /// header after it when the head is taken), for a consumer that
+            /// keeps its own registered copies of them.
+            pub next_first_last: Signal<Out, Bit>,
+            pub next_first_need: Signal<Out, Bit>,
             /// rust-hdl simulation state: the descriptors in the register
             /// stages, the output queue, the credit count and the two
             /// registered handshake flags (`in_ready`, `out_valid`).
@@ -192,6 +198,8 @@ macro_rules! header_struct {
                     is_vlan: Default::default(),
                     is_ipv6: Default::default(),
                     head_beat0: Default::default(),
+                    next_first_last: Default::default(),
+                    next_first_need: Default::default(),
                     _stages: Default::default(),
                     _queue: Default::default(),
                     _used: 0,
@@ -907,6 +915,11 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             .collect();
         let ports: Vec<&str> = small.iter().map(|(n, _)| *n).collect();
         let sw: usize = small.iter().map(|(_, w)| w).sum();
+        // A field's lowest bit in the concatenation (the first is on top).
+        let at = |name: &str| -> usize {
+            let i = small.iter().position(|(n, _)| *n == name).unwrap();
+            small[i + 1..].iter().map(|(_, w)| w).sum()
+        };
         v.push_str(&format!(
             "\nreg [{hb}:0] qhdr [0:{last}];\n\
              always @(posedge clock) if (v3) qhdr[wptr] <= w_hdr;\n\
@@ -915,7 +928,13 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
              reg [{sb}:0] qsmall1 [0:{last}];\n\
              always @(posedge clock) if (v3) qsmall[wptr] <= {{{cat}}};\n\
              always @(posedge clock) if (v3) qsmall1[wptr] <= {{{cat}}};\n\
-             always @(posedge clock) {{{ports}}} <= take_out ? qsmall1[rptr1] : qsmall[rptr];\n",
+             wire [{sb}:0] head_d = take_out ? qsmall1[rptr1] : qsmall[rptr];\n\
+             always @(posedge clock) {{{ports}}} <= head_d;\n\
+             always @(*) next_first_last = head_d[{fl}];\n\
+             always @(*) next_first_need = head_d[{fb}] & head_d[{fm}];\n",
+            fl = at("first_last"),
+            fb = at("first_body"),
+            fm = at("first_more"),
             hb = HDR_BITS - 1,
             sb = sw - 1,
             last = QUEUE - 1,
@@ -1076,6 +1095,20 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
             }
         }
         (self.in_ready.next, self.out_valid.next) = self._flags;
+        // The head registers' next values: the header after the head when
+        // it is taken at this edge (as the Verilog, whatever the queue
+        // holds; meaningful only when `out_valid` will be).
+        let next = if self._flags.1 && self.out_ready.val() {
+            self._queue.get(1)
+        } else {
+            self._queue.front()
+        };
+        let (nl, nn) = next.map_or((false, false), |fields| {
+            let (_, hl, fl, pad, _, _) = Self::reference(fields);
+            (fl <= K, hl < K && fl - hl - pad as usize != 0)
+        });
+        self.next_first_last.next = nl;
+        self.next_first_need.next = nn;
         if let Some(fields) = self._queue.front() {
             let get =
                 |name: &str| fields[Self::FIELDS.iter().position(|(n, _)| *n == name).unwrap()];
@@ -1157,6 +1190,8 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.is_vlan.connect();
         self.is_ipv6.connect();
         self.head_beat0.connect();
+        self.next_first_last.connect();
+        self.next_first_need.connect();
     }
 
     fn hdl(&self) -> Verilog {
