@@ -15,7 +15,8 @@
 //!   hot blocks and the TLB's, not from all 47 blocks of one 188-bit word.
 //! - **Page table**: `2^PTA` page frame numbers (40 bits, `PA >> 12`) in
 //!   block RAM.
-//! - **TLB**: `2^TA` entries ([`TlbWord`]) in block RAM, direct mapped,
+//! - **TLB**: `2^TA` entries ([`TlbWord`]) in block RAM (on ECP5 five
+//!   512 × 36 `PDPW16KD` at 256 entries: [`BramOutReg::new_wide`]), direct mapped,
 //!   one entry per 4 KiB of VA. Set = low `TA` bits of `va >> 12`, XOR the
 //!   low bits of the MR index (so equal addresses of different regions
 //!   spread). Tag = MR index, the registration's epoch and `va >> 12`; the
@@ -612,7 +613,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             mr: BramOutReg::new(),
             mr_cold: BramOutReg::new(),
             pt: BramOutReg::new(),
-            tlb: BramOutReg::new(),
+            tlb: BramOutReg::new_wide(),
             n_mr: c(1 << MA),
             n_pt: c(1 << PTA),
             one32: c(1),
