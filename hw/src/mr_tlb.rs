@@ -63,7 +63,7 @@
 //! |---|---|
 //! | accept | request registered into S1 (with its last byte `va + len - 1`, its end `va + len` and its end within its 4 KiB `va[11:0] + len`); the hot MR part and the TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
 //! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, into S2 |
-//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD (below, above), access; TLB tag (valid and index, `vpn` in two halves) and TLB epoch = MR epoch; the bounds from the TLB word (`va[11:0] < lo`, the end above `hi` in 17 + 16 bits); one page (the smear's bit at the TLB's page shift, a 16-way select) |
+//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD (below, above), access; TLB tag (valid and index, `vpn` above the set bits in two parts) and TLB epoch = MR epoch; the bounds from the TLB word (`va[11:0] < lo`, the end above `hi` in 17 + 16 bits); one page (the smear's bit at the TLB's page shift, a 16-way select) |
 //! | S3 | the reason by the rules' priority (bounds only on a TLB hit) and the hit from those flags; decision: rejects (counted per reason), zero-length grants and hits within one page go out; otherwise handed to the engine |
 //! | out | S3's beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers; the decision drives only its valid and reason, not its address and length); if not taken, or if an older beat waits, it goes to the output register or the skid register behind it |
 //!
@@ -306,6 +306,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     op_register: Constant<Bits<{ op::BITS }>>,
     op_deregister: Constant<Bits<{ op::BITS }>>,
     sweep_last: Constant<Bits<16>>,
+    /// The bits of a 30-bit `vpn` part above the TLB set's `TA`.
+    vpn_above_set: Constant<Bits<30>>,
 
     // Flow.
     ld1: Signal<Local, Bit>,
@@ -414,7 +416,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     tag3: DFF<Bit>,
     /// The tag compare's `vpn` half (`tag3`: valid, MR index).
     tag3_v: DFF<Bit>,
-    /// `tag3_v` is the low 26 bits of `vpn`, this the high 26.
+    /// `tag3_v` is the low 30 bits of `vpn` above the set's `TA` (which the
+    /// set and the MR index imply), this the high 22.
     tag3_w: DFF<Bit>,
     epoch_eq3: DFF<Bit>,
     hit3: Signal<Local, Bit>,
@@ -637,6 +640,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             op_register: c(op::REGISTER),
             op_deregister: c(op::DEREGISTER),
             sweep_last: c((1u64 << MA.max(TA)) - 1),
+            vpn_above_set: c(((1u64 << 30) - 1) & !((1u64 << TA) - 1)),
             ld1: Default::default(),
             ld2: Default::default(),
             ld3: Default::default(),
@@ -1190,16 +1194,15 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 & self.tlb.read_data.val().valid
                 & (bit_cast::<MA, 16>(self.tlb.read_data.val().index)
                     == bit_cast::<MA, 32>(self.key2.q.val() >> 8));
-            // Equal as neither below nor above: two carry chains, not a
-            // tree of LUTs.
-            self.tag3_v.d.next = (bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
-                <= bit_cast::<26, 64>(self.va2.q.val() >> 12))
-                & (bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
-                    >= bit_cast::<26, 64>(self.va2.q.val() >> 12));
-            self.tag3_w.d.next = (bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
-                <= bit_cast::<26, 64>(self.va2.q.val() >> 38))
-                & (bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
-                    >= bit_cast::<26, 64>(self.va2.q.val() >> 38));
+            // The `vpn` compare skips its low `TA` bits: an entry of this
+            // set with this MR index has them (set = `vpn ^ index` on
+            // those bits), so 52 - `TA` bits in two parts (30 and 22 bits).
+            self.tag3_v.d.next = !((bit_cast::<30, 52>(self.tlb.read_data.val().vpn)
+                ^ bit_cast::<30, 64>(self.va2.q.val() >> 12))
+                & self.vpn_above_set.val())
+            .any();
+            self.tag3_w.d.next = bit_cast::<22, 52>(self.tlb.read_data.val().vpn >> 30)
+                == bit_cast::<22, 64>(self.va2.q.val() >> 42);
             self.epoch_eq3.d.next = self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch;
             // One page: no bit at or above the page shift differs.
             self.single3.d.next =
