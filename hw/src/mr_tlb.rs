@@ -11,7 +11,9 @@
 //!   cold part reads every cycle, free-running, addressed from S3's MR
 //!   index (its output register holds the entry of the request S3 held two
 //!   cycles before; the engine takes it in its second cycle), so no
-//!   pipeline enable reaches its blocks. The hit path gathers from the 10
+//!   pipeline enable reaches its blocks, and its read address is that
+//!   register alone (commands never read the cold part: only REGISTER
+//!   writes it, all of it). The hit path gathers from the 10
 //!   hot blocks and the TLB's, not from all 47 blocks of one 188-bit word.
 //! - **Page table**: `2^PTA` page frame numbers (40 bits, `PA >> 12`) in
 //!   block RAM.
@@ -531,10 +533,12 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     c_count: DFF<Bits<16>>,
     c_done: DFF<Bit>,
     c_error: DFF<Bit>,
-    /// The entry read by a command, then the word to write (the MR
-    /// table's write data comes from this register).
+    /// The hot part of the entry read by a command, then the word to
+    /// write (the hot part's write data comes from this register). The
+    /// cold part is never read by a command: only REGISTER writes it, all
+    /// of it, from the command's registers (`c_we_cold`).
     c_hot: DFF<MrHot>,
-    c_cold: DFF<MrCold>,
+    c_we_cold: DFF<Bit>,
     c_refuse: DFF<Bit>,
     // The command, registered as the control leaves Idle: the RAM write
     // ports are driven from flip-flops only.
@@ -784,7 +788,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             c_done: Default::default(),
             c_error: Default::default(),
             c_hot: Default::default(),
-            c_cold: Default::default(),
+            c_we_cold: Default::default(),
             c_refuse: Default::default(),
             c_op: Default::default(),
             c_key: Default::default(),
@@ -941,7 +945,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_done,
             c_error,
             c_hot,
-            c_cold,
+            c_we_cold,
             c_refuse,
             c_op,
             c_key,
@@ -1012,9 +1016,12 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.mr.read_enable.next = false;
         self.mr.output_enable.next = false;
         self.mr.read_address.next = bit_cast::<MA, 32>(self.s_req_key.val() >> 8);
-        self.mr_cold.write_enable.next = self.c_we.q.val();
+        self.mr_cold.write_enable.next = self.c_we_cold.q.val();
         self.mr_cold.write_address.next = self.c_waddr.q.val();
-        self.mr_cold.write_data.next = self.c_cold.q.val();
+        self.mr_cold.write_data.next.base = self.c_addr.q.val();
+        self.mr_cold.write_data.next.limit = self.c_limit.q.val();
+        self.mr_cold.write_data.next.shift = self.c_shift.q.val();
+        self.mr_cold.write_data.next.pt_base = bit_cast::<16, 32>(self.c_index.q.val());
         self.pt.write_enable.next = self.c_pt_we.q.val();
         self.pt.write_address.next = bit_cast::<PTA, 32>(self.c_index.q.val());
         self.pt.write_data.next = bit_cast::<40, 64>(self.c_addr.q.val() >> 12);
@@ -1094,7 +1101,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // MR index: its output register holds the entry of the request S3
         // held two cycles before, which the engine takes in its second
         // cycle (`Take` on a miss, `Fits` on a hit). No enable from the
-        // pipeline's flow control.
+        // pipeline's flow control, and no command on its address.
         self.mr_cold.read_enable.next = true;
         self.mr_cold.output_enable.next = true;
         self.mr_cold.read_address.next = bit_cast::<MA, 16>(self.idx3.q.val());
@@ -1515,9 +1522,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
 
         // ---- Control plane. The command is registered as it leaves Idle,
-        // and the RAM writes come from registers (`c_we`, `c_waddr`,
-        // `c_old`; `c_pt_we`), set the cycle before the write.
+        // and the RAM writes come from registers (`c_we`, `c_we_cold`,
+        // `c_waddr`, `c_hot`, the command's; `c_pt_we`), set the cycle
+        // before the write.
         self.c_we.d.next = false;
+        self.c_we_cold.d.next = false;
         self.c_pt_we.d.next = false;
         self.c_rd.d.next = false;
         if self.c_rd.q.val() {
@@ -1525,7 +1534,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             // not to need it).
             self.mr.read_enable.next = true;
             self.mr.read_address.next = self.c_waddr.q.val();
-            self.mr_cold.read_address.next = self.c_waddr.q.val();
         }
         match self.c_state.q.val() {
             Control::Sweep => {
@@ -1588,7 +1596,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Control::Capture => {
                 self.c_hot.d.next = self.mr.read_data.val();
-                self.c_cold.d.next = self.mr_cold.read_data.val();
                 self.c_state.d.next = Control::Modify;
             }
             Control::Modify => {
@@ -1603,10 +1610,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                         self.c_hot.d.next.state = self.st_valid.val();
                         self.c_hot.d.next.pd = self.c_pd.q.val();
                         self.c_hot.d.next.access = self.c_access.q.val();
-                        self.c_cold.d.next.base = self.c_addr.q.val();
-                        self.c_cold.d.next.limit = self.c_limit.q.val();
-                        self.c_cold.d.next.shift = self.c_shift.q.val();
-                        self.c_cold.d.next.pt_base = bit_cast::<16, 32>(self.c_index.q.val());
+                        self.c_we_cold.d.next = true;
                         self.c_hot.d.next.epoch = self.c_hot.q.val().epoch + 1;
                         // The epoch wraps: sweep the TLB, keep the MRs.
                         self.c_wrap.d.next = self.c_hot.q.val().epoch == 0xFF;
@@ -1663,6 +1667,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.c_done.d.next = false;
             self.c_error.d.next = false;
             self.c_we.d.next = false;
+            self.c_we_cold.d.next = false;
             self.c_pt_we.d.next = false;
             self.c_rd.d.next = false;
             self.tw_we.d.next = false;
