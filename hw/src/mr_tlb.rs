@@ -63,8 +63,8 @@
 //! # Pipeline (requests)
 //! | cycle | work |
 //! |---|---|
-//! | accept | request registered into S1 (with its last byte `va + len - 1`, its end `va + len` and its end within its 4 KiB `va[11:0] + len`); the hot MR part and the TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
-//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, into S2 |
+//! | accept | request registered into S1 (with the low 32 bits of its last byte `va + len - 1` and their carry, and its end within its 4 KiB `va[11:0] + len`); the hot MR part and the TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
+//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, and the end `va + len` into S2 |
 //! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD (below, above), access; TLB tag (valid and index, `vpn` above the set bits in two parts) and TLB epoch = MR epoch; the bounds from the TLB word (`va[11:0] < lo`, the end above `hi` in 17 + 16 bits); one page (the smear's bit at the TLB's page shift, a 16-way select) |
 //! | S3 | the reason by the rules' priority (bounds only on a TLB hit) and the hit from those flags; decision: rejects (counted per reason), zero-length grants and hits within one page go out; otherwise handed to the engine |
 //! | out | S3's beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers; the decision drives only its valid and reason, not its address and length); if not taken, or if an older beat waits, it goes to the output register or the skid register behind it |
@@ -289,6 +289,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     n_pt: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     low12: Constant<Bits<64>>,
+    low32: Constant<Bits<64>>,
     sat33: Constant<Bits<33>>,
     ones64: Constant<Bits<64>>,
     ones_hi12: Constant<Bits<64>>,
@@ -364,9 +365,10 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     access1: DFF<Bits<4>>,
     va1: DFF<Bits<64>>,
     len1: DFF<Bits<32>>,
-    end1: DFF<Bits<65>>,
-    /// The last byte, `va + len - 1` (for a nonzero length).
-    last1: DFF<Bits<64>>,
+    /// The last byte's low 32 bits, `va[31:0] + len - 1` (for a nonzero
+    /// length), with the carry out at bit 32: `len < 2^32`, so above bit
+    /// 31 the first and last byte differ exactly when it carries.
+    last1: DFF<Bits<33>>,
     /// The end relative to the request's 4 KiB: `va[11:0] + len`.
     oend1: DFF<Bits<33>>,
     zero1: DFF<Bit>,
@@ -668,6 +670,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             n_pt: c(1 << PTA),
             one32: c(1),
             low12: c(0xFFF),
+            low32: c(0xFFFF_FFFF),
             sat33: c((1 << 33) - 1),
             ones64: c(u64::MAX),
             ones_hi12: c(!0xFFF),
@@ -721,7 +724,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             access1: Default::default(),
             va1: Default::default(),
             len1: Default::default(),
-            end1: Default::default(),
             last1: Default::default(),
             oend1: Default::default(),
             zero1: Default::default(),
@@ -894,7 +896,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             access1,
             va1,
             len1,
-            end1,
             last1,
             oend1,
             zero1,
@@ -1168,10 +1169,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.access1.d.next = self.s_req_access.val();
             self.va1.d.next = self.s_req_va.val();
             self.len1.d.next = self.s_req_len.val();
-            self.end1.d.next =
-                bit_cast::<65, 64>(self.s_req_va.val()) + bit_cast::<65, 32>(self.s_req_len.val());
-            self.last1.d.next =
-                self.s_req_va.val() + bit_cast::<64, 32>(self.s_req_len.val() - self.one32.val());
+            self.last1.d.next = bit_cast::<33, 64>(self.s_req_va.val() & self.low32.val())
+                + bit_cast::<33, 32>(self.s_req_len.val() - self.one32.val());
             self.oend1.d.next = bit_cast::<33, 64>(self.s_req_va.val() & self.low12.val())
                 + bit_cast::<33, 32>(self.s_req_len.val());
             self.zero1.d.next = self.s_req_len.val() == 0;
@@ -1187,7 +1186,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
 
         // S1's first and last byte: where they differ, smeared down (bit
         // `s` of `smear_c` set when they differ at bit `s` or above).
-        self.span1.next = self.va1.q.val() ^ self.last1.q.val();
+        // (Bit 32: the carry; the bits above it do not matter, any one
+        // of them would set bit 32 of the smear and all below.)
+        self.span1.next = bit_cast::<64, 33>(
+            bit_cast::<33, 64>(self.va1.q.val() & self.low32.val()) ^ self.last1.q.val(),
+        );
         self.smear_a.next = self.span1.val()
             | (self.span1.val() >> 1)
             | (self.span1.val() >> 2)
@@ -1213,7 +1216,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.access2.d.next = self.access1.q.val();
             self.va2.d.next = self.va1.q.val();
             self.len2.d.next = self.len1.q.val();
-            self.end2.d.next = self.end1.q.val();
+            // The end, from S1's registers (not at accept, from the port).
+            self.end2.d.next =
+                bit_cast::<65, 64>(self.va1.q.val()) + bit_cast::<65, 32>(self.len1.q.val());
             self.oend2.d.next = self.oend1.q.val();
             self.above2.d.next = bit_cast::<16, 64>(self.smear_c.val() >> 12);
             self.zero2.d.next = self.zero1.q.val();
