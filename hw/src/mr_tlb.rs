@@ -470,6 +470,10 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_idx: DFF<Bits<16>>,
     e_epoch: DFF<Bits<8>>,
     e_pfn: DFF<Bits<40>>,
+    /// The page table's output register, copied every cycle (no enable,
+    /// no mux: placed anywhere between the page-table blocks and its
+    /// users); valid in `Fill`, which loads it into `e_pfn`.
+    e_ptw: DFF<Bits<40>>,
     e_vs: DFF<Bits<64>>,
     e_bs: DFF<Bits<64>>,
     e_pta: DFF<Bits<PTA>>,
@@ -792,6 +796,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_idx: Default::default(),
             e_epoch: Default::default(),
             e_pfn: Default::default(),
+            e_ptw: Default::default(),
             e_vs: Default::default(),
             e_bs: Default::default(),
             e_pta: Default::default(),
@@ -958,6 +963,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_idx,
             e_epoch,
             e_pfn,
+            e_ptw,
             e_vs,
             e_bs,
             e_pta,
@@ -1070,6 +1076,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.pt.write_address.next = bit_cast::<PTA, 32>(self.c_index.q.val());
         self.pt.write_data.next = bit_cast::<40, 64>(self.c_addr.q.val() >> 12);
         self.pt.read_address.next = self.e_pta.q.val();
+        self.e_ptw.d.next = self.pt.read_data.val();
         // The TLB write port is driven from registers (`tw_*`: the write
         // lands the cycle after `Fill` or a sweep step).
         self.tlb.write_enable.next = self.tw_we.q.val();
@@ -1084,7 +1091,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // The frame of `e_va`'s 4 KiB: the page's frame with `e_va`'s
         // offset bits above 12 within the page.
         self.tw_data.d.next.pfn = bit_cast::<40, 64>(
-            (((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12) & !self.e_mask.q.val())
+            (((bit_cast::<64, 40>(self.e_ptw.q.val()) << 12) & !self.e_mask.q.val())
                 | (self.e_va.q.val() & self.e_mask.q.val()))
                 >> 12,
         );
@@ -1445,13 +1452,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Engine::Capture => {
                 // The TLB word into a register, no logic after the RAM.
-                // Its frame is taken whether it hits or not: a walk loads
-                // the page table's frame over it before it is used.
                 self.e_tw.d.next = self.tlb.read_data.val();
-                self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                 self.e_state.d.next = Engine::Compare;
             }
             Engine::Compare => {
+                // The frame is taken whether it hits or not: a walk loads
+                // the page table's frame over it before it is used.
+                self.e_pfn.d.next = self.e_tw.q.val().pfn;
                 // The compare is registered (`e_hit`); `Emit` walks on a
                 // miss (one cycle more per miss, none per hit).
                 self.e_hit.d.next = self.e_tw.q.val().valid
@@ -1484,10 +1491,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Load;
             }
             Engine::Load => {
-                self.e_pfn.d.next = self.pt.read_data.val();
+                // `e_ptw` takes the page table's word.
                 self.e_state.d.next = Engine::Fill;
             }
             Engine::Fill => {
+                self.e_pfn.d.next = self.e_ptw.q.val();
                 self.tw_we.d.next = true;
                 self.e_hit.d.next = true;
                 self.e_hit_v.d.next = true;
