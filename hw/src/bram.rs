@@ -132,6 +132,8 @@ pub struct BramOutReg<D: Synth, const A: usize> {
     _mem: Vec<D>,
     _stage: D,
     _out: D,
+    /// ECP5 form in 36-bit-wide `PDPW16KD` blocks ([`BramOutReg::new_wide`]).
+    _wide: bool,
 }
 
 impl<D: Synth, const A: usize> BramOutReg<D, A> {
@@ -152,6 +154,21 @@ impl<D: Synth, const A: usize> BramOutReg<D, A> {
             _mem: vec![D::default(); 1 << A],
             _stage: D::default(),
             _out: D::default(),
+            _wide: false,
+        }
+    }
+
+    /// The same RAM, but under [`ECP5_DP16KD_DEFINE`] a shallow one
+    /// (`A <= 9`) wider than 18 bits is built of 512 × 36 `PDPW16KD`
+    /// blocks (one write port, one read port, read through the output
+    /// register) instead of 1024 × 18 `DP16KD` columns: half the blocks
+    /// for a wide word (a 166-bit word: 5 instead of 10), so the logic
+    /// after the RAM gathers from fewer, closer blocks. The plain form is
+    /// unchanged.
+    pub fn new_wide() -> Self {
+        Self {
+            _wide: true,
+            ..Self::new()
         }
     }
 }
@@ -183,22 +200,21 @@ impl<D: Synth, const A: usize> Logic for BramOutReg<D, A> {
     }
 
     fn hdl(&self) -> Verilog {
-        let ram = outreg_ram(
-            &Dp16kdPorts {
-                label: "bram",
-                we: "write_enable",
-                wa: "write_address",
-                wd: "write_data",
-                ce: "read_enable",
-                ra: "read_address",
-                oce: "output_enable",
-                q: "bram_q",
-            },
-            D::BITS,
-            A,
-            1 << A,
-            None,
-        );
+        let ports = Dp16kdPorts {
+            label: "bram",
+            we: "write_enable",
+            wa: "write_address",
+            wd: "write_data",
+            ce: "read_enable",
+            ra: "read_address",
+            oce: "output_enable",
+            q: "bram_q",
+        };
+        let ram = if self._wide && pdpw16kd_fits(D::BITS, A) {
+            outreg_ram_wide(&ports, D::BITS, A)
+        } else {
+            outreg_ram(&ports, D::BITS, A, 1 << A, None)
+        };
         Verilog::Custom(ram + "always @(*) read_data = bram_q;\n")
     }
 
@@ -365,6 +381,91 @@ pub fn dp16kd_outreg(p: &Dp16kdPorts, w: usize, a: usize, init: u64) -> String {
     s
 }
 
+/// Whether [`pdpw16kd_outreg`] applies and saves blocks: `2^a <= 512`
+/// words wider than one 18-bit `DP16KD` column.
+pub fn pdpw16kd_fits(w: usize, a: usize) -> bool {
+    (1..=9).contains(&a) && w > 18
+}
+
+/// A `w`-bit, `2^a`-deep RAM (`a <= 9`) of ECP5 `PDPW16KD` blocks (512 ×
+/// 36, pseudo dual port: write port `ADW`/`DI`/`CEW`, read port
+/// `ADR`/`DO`/`CER`) read through their output register (`REGMODE
+/// "OUTREG"`, enable `OCER`): one block per 36 bits. nextpnr packs each as
+/// a `DP16KD` in its 36-bit mode. The 36-bit read address is `ADR[13:5]`.
+pub fn pdpw16kd_outreg(p: &Dp16kdPorts, w: usize, a: usize) -> String {
+    use std::fmt::Write;
+    assert!(
+        pdpw16kd_fits(w, a),
+        "pdpw16kd_outreg: {w} bits, {a} address bits"
+    );
+    let cols = w.div_ceil(36);
+    let pad = cols * 36 - w;
+    let l = p.label;
+    let high = |n: usize| {
+        if n > 0 {
+            format!("{n}'b0, ")
+        } else {
+            String::new()
+        }
+    };
+    let pins = |pin: &str, sig: &str, n: usize| -> String {
+        (0..n)
+            .map(|i| format!(".{pin}{i}({sig}[{i}])"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut s = String::new();
+    writeln!(
+        s,
+        "wire [{}:0] {l}_wpad = {};\nwire [8:0] {l}_adw = {{{}{}[{}:0]}};\nwire [13:0] {l}_adr = {{{}{}[{}:0], 5'b0}};\nwire [{}:0] {l}_dout;",
+        cols * 36 - 1,
+        if pad > 0 { format!("{{{pad}'b0, {}}}", p.wd) } else { p.wd.to_string() },
+        high(9 - a),
+        p.wa,
+        a - 1,
+        high(9 - a),
+        p.ra,
+        a - 1,
+        cols * 36 - 1
+    )
+    .unwrap();
+    for c in 0..cols {
+        let n = format!("{l}_w_{c}");
+        let di = (0..36)
+            .map(|i| format!(".DI{i}({l}_wpad[{}])", c * 36 + i))
+            .collect::<Vec<_>>()
+            .join(", ");
+        writeln!(
+            s,
+            "wire [35:0] {n}_dq;\nPDPW16KD #(.DATA_WIDTH_W(36), .DATA_WIDTH_R(36), .REGMODE(\"OUTREG\"), .RESETMODE(\"SYNC\"), .ASYNC_RESET_RELEASE(\"SYNC\"), .CSDECODE_W(\"0b000\"), .CSDECODE_R(\"0b000\"), .GSR(\"DISABLED\")) {n} (\n    .CLKW(clock), .CEW({}), .CSW0(1'b0), .CSW1(1'b0), .CSW2(1'b0), .BE0(1'b1), .BE1(1'b1), .BE2(1'b1), .BE3(1'b1),\n    {}, {di},\n    .CLKR(clock), .CER({}), .OCER({}), .CSR0(1'b0), .CSR1(1'b0), .CSR2(1'b0), .RST(1'b0),\n    {}, {}\n);\nassign {l}_dout[{}:{}] = {n}_dq;",
+            p.we,
+            pins("ADW", &format!("{l}_adw"), 9),
+            p.ce,
+            p.oce,
+            pins("ADR", &format!("{l}_adr"), 14),
+            pins("DO", &format!("{n}_dq"), 36),
+            c * 36 + 35,
+            c * 36
+        )
+        .unwrap();
+    }
+    writeln!(s, "wire [{}:0] {} = {l}_dout[{}:0];", w - 1, p.q, w - 1).unwrap();
+    s
+}
+
+/// [`outreg_ram`] with the `PDPW16KD` blocks of [`pdpw16kd_outreg`] as the
+/// ECP5 form (`2^a` words, no initial value); the plain form is the same.
+pub fn outreg_ram_wide(p: &Dp16kdPorts, w: usize, a: usize) -> String {
+    let plain = outreg_ram(p, w, a, 1 << a, None);
+    let (_, rest) = plain
+        .split_once("`else\n")
+        .expect("outreg_ram has an `else");
+    format!(
+        "`ifdef {ECP5_DP16KD_DEFINE}\n{}`else\n{rest}",
+        pdpw16kd_outreg(p, w, a)
+    )
+}
+
 /// A `w`-bit RAM of `words` words (at most `2^a`) read through an output
 /// register, as Verilog text for a module body: under
 /// [`ECP5_DP16KD_DEFINE`] the DP16KD blocks of [`dp16kd_outreg`], otherwise
@@ -433,5 +534,21 @@ mod tests {
         assert!(v.contains("if (output_enable) bram_q <= bram_stage;"));
         assert!(v.contains(".REGMODE_B(\"OUTREG\")"));
         yosys_validate("bram_outreg", &v).unwrap();
+    }
+
+    #[test]
+    fn bram_outreg_wide_synthesizes() {
+        let mut m = BramOutReg::<Bits<166>, 8>::new_wide();
+        m.connect_all();
+        let v = generate_verilog(&m);
+        assert!(v.contains("if (output_enable) bram_q <= bram_stage;"));
+        assert_eq!(v.matches("PDPW16KD #(").count(), 5);
+        assert!(v.contains(".REGMODE(\"OUTREG\")"));
+        assert!(v.contains("wire [13:0] bram_adr = {1'b0, read_address[7:0], 5'b0};"));
+        yosys_validate("bram_outreg_wide", &v).unwrap();
+        // Deeper than 512 words: the DP16KD columns.
+        let mut m = BramOutReg::<Bits<166>, 10>::new_wide();
+        m.connect_all();
+        assert!(!generate_verilog(&m).contains("PDPW16KD"));
     }
 }

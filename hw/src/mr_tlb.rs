@@ -11,11 +11,14 @@
 //!   cold part reads every cycle, free-running, addressed from S3's MR
 //!   index (its output register holds the entry of the request S3 held two
 //!   cycles before; the engine takes it in its second cycle), so no
-//!   pipeline enable reaches its blocks. The hit path gathers from the 10
+//!   pipeline enable reaches its blocks, and its read address is that
+//!   register alone (commands never read the cold part: only REGISTER
+//!   writes it, all of it). The hit path gathers from the 10
 //!   hot blocks and the TLB's, not from all 47 blocks of one 188-bit word.
 //! - **Page table**: `2^PTA` page frame numbers (40 bits, `PA >> 12`) in
 //!   block RAM.
-//! - **TLB**: `2^TA` entries ([`TlbWord`]) in block RAM, direct mapped,
+//! - **TLB**: `2^TA` entries ([`TlbWord`]) in block RAM (on ECP5 five
+//!   512 × 36 `PDPW16KD` at 256 entries: [`BramOutReg::new_wide`]), direct mapped,
 //!   one entry per 4 KiB of VA. Set = low `TA` bits of `va >> 12`, XOR the
 //!   low bits of the MR index (so equal addresses of different regions
 //!   spread). Tag = MR index, the registration's epoch and `va >> 12`; the
@@ -60,9 +63,9 @@
 //! # Pipeline (requests)
 //! | cycle | work |
 //! |---|---|
-//! | accept | request registered into S1 (with its last byte `va + len - 1`, its end `va + len` and its end within its 4 KiB `va[11:0] + len`); the hot MR part and the TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
-//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, into S2 |
-//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD (below, above), access; TLB tag (valid and index, `vpn` in two halves) and TLB epoch = MR epoch; the bounds from the TLB word (`va[11:0] < lo`, the end above `hi` in 17 + 16 bits); one page (the smear's bit at the TLB's page shift, a 16-way select) |
+//! | accept | request registered into S1 (with the low 32 bits of its last byte `va + len - 1` and their carry, and its end within its 4 KiB `va[11:0] + len`); the hot MR part and the TLB read into the RAM latches ([`BramOutReg`]), addressed straight from `s_req_key` / `s_req_va` |
+//! | S1 | the words move to the RAMs' output registers as the request enters S2 (DP16KD `OUTREG` on ECP5); first XOR last byte, smeared towards bit 0, and the end `va + len` into S2 |
+//! | S2 | on the RAMs' output registers, each check's failure into its own S3 register: bad key (range, state, tag), invalidated, PD (below, above), access; TLB tag (valid and index, `vpn` above the set bits in two parts) and TLB epoch = MR epoch; the bounds from the TLB word (`va[11:0] < lo`, the end above `hi` in 17 + 16 bits); one page (the smear's bit at the TLB's page shift, a 16-way select) |
 //! | S3 | the reason by the rules' priority (bounds only on a TLB hit) and the hit from those flags; decision: rejects (counted per reason), zero-length grants and hits within one page go out; otherwise handed to the engine |
 //! | out | S3's beat is on `m_grant_*` in the S3 cycle when the output register is empty (from S3's registers; the decision drives only its valid and reason, not its address and length); if not taken, or if an older beat waits, it goes to the output register or the skid register behind it |
 //!
@@ -286,6 +289,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     n_pt: Constant<Bits<32>>,
     one32: Constant<Bits<32>>,
     low12: Constant<Bits<64>>,
+    low32: Constant<Bits<64>>,
     sat33: Constant<Bits<33>>,
     ones64: Constant<Bits<64>>,
     ones_hi12: Constant<Bits<64>>,
@@ -305,6 +309,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     op_register: Constant<Bits<{ op::BITS }>>,
     op_deregister: Constant<Bits<{ op::BITS }>>,
     sweep_last: Constant<Bits<16>>,
+    /// The bits of a 30-bit `vpn` part above the TLB set's `TA`.
+    vpn_above_set: Constant<Bits<30>>,
 
     // Flow.
     ld1: Signal<Local, Bit>,
@@ -359,9 +365,10 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     access1: DFF<Bits<4>>,
     va1: DFF<Bits<64>>,
     len1: DFF<Bits<32>>,
-    end1: DFF<Bits<65>>,
-    /// The last byte, `va + len - 1` (for a nonzero length).
-    last1: DFF<Bits<64>>,
+    /// The last byte's low 32 bits, `va[31:0] + len - 1` (for a nonzero
+    /// length), with the carry out at bit 32: `len < 2^32`, so above bit
+    /// 31 the first and last byte differ exactly when it carries.
+    last1: DFF<Bits<33>>,
     /// The end relative to the request's 4 KiB: `va[11:0] + len`.
     oend1: DFF<Bits<33>>,
     zero1: DFF<Bit>,
@@ -413,7 +420,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     tag3: DFF<Bit>,
     /// The tag compare's `vpn` half (`tag3`: valid, MR index).
     tag3_v: DFF<Bit>,
-    /// `tag3_v` is the low 26 bits of `vpn`, this the high 26.
+    /// `tag3_v` is the low 30 bits of `vpn` above the set's `TA` (which the
+    /// set and the MR index imply), this the high 22.
     tag3_w: DFF<Bit>,
     epoch_eq3: DFF<Bit>,
     hit3: Signal<Local, Bit>,
@@ -432,7 +440,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     pfn3: DFF<Bits<40>>,
 
     // Engine (misses and multi-page requests).
-    e_state: DFF<Engine>,
+    e_state: StateReg<Engine>,
     e_va: DFF<Bits<64>>,
     e_rem: DFF<Bits<32>>,
     e_mask: DFF<Bits<64>>,
@@ -462,6 +470,10 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_idx: DFF<Bits<16>>,
     e_epoch: DFF<Bits<8>>,
     e_pfn: DFF<Bits<40>>,
+    /// The page table's output register, copied every cycle (no enable,
+    /// no mux: placed anywhere between the page-table blocks and its
+    /// users); valid in `Fill`, which loads it into `e_pfn`.
+    e_ptw: DFF<Bits<40>>,
     e_vs: DFF<Bits<64>>,
     e_bs: DFF<Bits<64>>,
     e_pta: DFF<Bits<PTA>>,
@@ -527,10 +539,12 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     c_count: DFF<Bits<16>>,
     c_done: DFF<Bit>,
     c_error: DFF<Bit>,
-    /// The entry read by a command, then the word to write (the MR
-    /// table's write data comes from this register).
+    /// The hot part of the entry read by a command, then the word to
+    /// write (the hot part's write data comes from this register). The
+    /// cold part is never read by a command: only REGISTER writes it, all
+    /// of it, from the command's registers (`c_we_cold`).
     c_hot: DFF<MrHot>,
-    c_cold: DFF<MrCold>,
+    c_we_cold: DFF<Bit>,
     c_refuse: DFF<Bit>,
     // The command, registered as the control leaves Idle: the RAM write
     // ports are driven from flip-flops only.
@@ -553,6 +567,49 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// address mux selected by a flip-flop.
     c_rd: DFF<Bit>,
     drained: Signal<Local, Bit>,
+}
+
+/// A flip-flop like rust-hdl's `DFF`, but without an initial value: Yosys
+/// extracts a state machine only from a register without one, and then
+/// re-encodes it (one-hot), so each state's decode is a flip-flop instead
+/// of a compare of the binary code. The kernel resets it explicitly.
+#[derive(LogicBlock)]
+pub struct StateReg<T: Synth> {
+    pub d: Signal<In, T>,
+    pub q: Signal<Out, T>,
+    pub clock: Signal<In, Clock>,
+}
+
+impl<T: Synth> Default for StateReg<T> {
+    fn default() -> Self {
+        Self {
+            d: Default::default(),
+            q: Default::default(),
+            clock: Default::default(),
+        }
+    }
+}
+
+impl<T: Synth> Logic for StateReg<T> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.q.next = self.d.val()
+        }
+    }
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("always @(posedge clock) begin\n   q <= d;\nend\n".into())
+    }
+    fn timing(&self) -> Vec<rust_hdl_core::timing::TimingInfo> {
+        vec![rust_hdl_core::timing::TimingInfo {
+            name: "state_reg".into(),
+            clock: "clock".into(),
+            inputs: vec!["d".into()],
+            outputs: vec!["q".into()],
+        }]
+    }
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -612,11 +669,12 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             mr: BramOutReg::new(),
             mr_cold: BramOutReg::new(),
             pt: BramOutReg::new(),
-            tlb: BramOutReg::new(),
+            tlb: BramOutReg::new_wide(),
             n_mr: c(1 << MA),
             n_pt: c(1 << PTA),
             one32: c(1),
             low12: c(0xFFF),
+            low32: c(0xFFFF_FFFF),
             sat33: c((1 << 33) - 1),
             ones64: c(u64::MAX),
             ones_hi12: c(!0xFFF),
@@ -636,6 +694,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             op_register: c(op::REGISTER),
             op_deregister: c(op::DEREGISTER),
             sweep_last: c((1u64 << MA.max(TA)) - 1),
+            vpn_above_set: c(((1u64 << 30) - 1) & !((1u64 << TA) - 1)),
             ld1: Default::default(),
             ld2: Default::default(),
             ld3: Default::default(),
@@ -669,7 +728,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             access1: Default::default(),
             va1: Default::default(),
             len1: Default::default(),
-            end1: Default::default(),
             last1: Default::default(),
             oend1: Default::default(),
             zero1: Default::default(),
@@ -738,6 +796,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_idx: Default::default(),
             e_epoch: Default::default(),
             e_pfn: Default::default(),
+            e_ptw: Default::default(),
             e_vs: Default::default(),
             e_bs: Default::default(),
             e_pta: Default::default(),
@@ -779,7 +838,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             c_done: Default::default(),
             c_error: Default::default(),
             c_hot: Default::default(),
-            c_cold: Default::default(),
+            c_we_cold: Default::default(),
             c_refuse: Default::default(),
             c_op: Default::default(),
             c_key: Default::default(),
@@ -842,7 +901,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             access1,
             va1,
             len1,
-            end1,
             last1,
             oend1,
             zero1,
@@ -905,6 +963,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_idx,
             e_epoch,
             e_pfn,
+            e_ptw,
             e_vs,
             e_bs,
             e_pta,
@@ -936,7 +995,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_done,
             c_error,
             c_hot,
-            c_cold,
+            c_we_cold,
             c_refuse,
             c_op,
             c_key,
@@ -1007,13 +1066,17 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.mr.read_enable.next = false;
         self.mr.output_enable.next = false;
         self.mr.read_address.next = bit_cast::<MA, 32>(self.s_req_key.val() >> 8);
-        self.mr_cold.write_enable.next = self.c_we.q.val();
+        self.mr_cold.write_enable.next = self.c_we_cold.q.val();
         self.mr_cold.write_address.next = self.c_waddr.q.val();
-        self.mr_cold.write_data.next = self.c_cold.q.val();
+        self.mr_cold.write_data.next.base = self.c_addr.q.val();
+        self.mr_cold.write_data.next.limit = self.c_limit.q.val();
+        self.mr_cold.write_data.next.shift = self.c_shift.q.val();
+        self.mr_cold.write_data.next.pt_base = bit_cast::<16, 32>(self.c_index.q.val());
         self.pt.write_enable.next = self.c_pt_we.q.val();
         self.pt.write_address.next = bit_cast::<PTA, 32>(self.c_index.q.val());
         self.pt.write_data.next = bit_cast::<40, 64>(self.c_addr.q.val() >> 12);
         self.pt.read_address.next = self.e_pta.q.val();
+        self.e_ptw.d.next = self.pt.read_data.val();
         // The TLB write port is driven from registers (`tw_*`: the write
         // lands the cycle after `Fill` or a sweep step).
         self.tlb.write_enable.next = self.tw_we.q.val();
@@ -1028,7 +1091,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // The frame of `e_va`'s 4 KiB: the page's frame with `e_va`'s
         // offset bits above 12 within the page.
         self.tw_data.d.next.pfn = bit_cast::<40, 64>(
-            (((bit_cast::<64, 40>(self.e_pfn.q.val()) << 12) & !self.e_mask.q.val())
+            (((bit_cast::<64, 40>(self.e_ptw.q.val()) << 12) & !self.e_mask.q.val())
                 | (self.e_va.q.val() & self.e_mask.q.val()))
                 >> 12,
         );
@@ -1089,7 +1152,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // MR index: its output register holds the entry of the request S3
         // held two cycles before, which the engine takes in its second
         // cycle (`Take` on a miss, `Fits` on a hit). No enable from the
-        // pipeline's flow control.
+        // pipeline's flow control, and no command on its address.
         self.mr_cold.read_enable.next = true;
         self.mr_cold.output_enable.next = true;
         self.mr_cold.read_address.next = bit_cast::<MA, 16>(self.idx3.q.val());
@@ -1113,10 +1176,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.access1.d.next = self.s_req_access.val();
             self.va1.d.next = self.s_req_va.val();
             self.len1.d.next = self.s_req_len.val();
-            self.end1.d.next =
-                bit_cast::<65, 64>(self.s_req_va.val()) + bit_cast::<65, 32>(self.s_req_len.val());
-            self.last1.d.next =
-                self.s_req_va.val() + bit_cast::<64, 32>(self.s_req_len.val() - self.one32.val());
+            self.last1.d.next = bit_cast::<33, 64>(self.s_req_va.val() & self.low32.val())
+                + bit_cast::<33, 32>(self.s_req_len.val() - self.one32.val());
             self.oend1.d.next = bit_cast::<33, 64>(self.s_req_va.val() & self.low12.val())
                 + bit_cast::<33, 32>(self.s_req_len.val());
             self.zero1.d.next = self.s_req_len.val() == 0;
@@ -1132,7 +1193,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
 
         // S1's first and last byte: where they differ, smeared down (bit
         // `s` of `smear_c` set when they differ at bit `s` or above).
-        self.span1.next = self.va1.q.val() ^ self.last1.q.val();
+        // (Bit 32: the carry; the bits above it do not matter, any one
+        // of them would set bit 32 of the smear and all below.)
+        self.span1.next = bit_cast::<64, 33>(
+            bit_cast::<33, 64>(self.va1.q.val() & self.low32.val()) ^ self.last1.q.val(),
+        );
         self.smear_a.next = self.span1.val()
             | (self.span1.val() >> 1)
             | (self.span1.val() >> 2)
@@ -1158,7 +1223,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.access2.d.next = self.access1.q.val();
             self.va2.d.next = self.va1.q.val();
             self.len2.d.next = self.len1.q.val();
-            self.end2.d.next = self.end1.q.val();
+            // The end, from S1's registers (not at accept, from the port).
+            self.end2.d.next =
+                bit_cast::<65, 64>(self.va1.q.val()) + bit_cast::<65, 32>(self.len1.q.val());
             self.oend2.d.next = self.oend1.q.val();
             self.above2.d.next = bit_cast::<16, 64>(self.smear_c.val() >> 12);
             self.zero2.d.next = self.zero1.q.val();
@@ -1189,16 +1256,15 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 & self.tlb.read_data.val().valid
                 & (bit_cast::<MA, 16>(self.tlb.read_data.val().index)
                     == bit_cast::<MA, 32>(self.key2.q.val() >> 8));
-            // Equal as neither below nor above: two carry chains, not a
-            // tree of LUTs.
-            self.tag3_v.d.next = (bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
-                <= bit_cast::<26, 64>(self.va2.q.val() >> 12))
-                & (bit_cast::<26, 52>(self.tlb.read_data.val().vpn)
-                    >= bit_cast::<26, 64>(self.va2.q.val() >> 12));
-            self.tag3_w.d.next = (bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
-                <= bit_cast::<26, 64>(self.va2.q.val() >> 38))
-                & (bit_cast::<26, 52>(self.tlb.read_data.val().vpn >> 26)
-                    >= bit_cast::<26, 64>(self.va2.q.val() >> 38));
+            // The `vpn` compare skips its low `TA` bits: an entry of this
+            // set with this MR index has them (set = `vpn ^ index` on
+            // those bits), so 52 - `TA` bits in two parts (30 and 22 bits).
+            self.tag3_v.d.next = !((bit_cast::<30, 52>(self.tlb.read_data.val().vpn)
+                ^ bit_cast::<30, 64>(self.va2.q.val() >> 12))
+                & self.vpn_above_set.val())
+            .any();
+            self.tag3_w.d.next = bit_cast::<22, 52>(self.tlb.read_data.val().vpn >> 30)
+                == bit_cast::<22, 64>(self.va2.q.val() >> 42);
             self.epoch_eq3.d.next = self.tlb.read_data.val().epoch == self.mr.read_data.val().epoch;
             // One page: no bit at or above the page shift differs.
             self.single3.d.next =
@@ -1386,13 +1452,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Engine::Capture => {
                 // The TLB word into a register, no logic after the RAM.
-                // Its frame is taken whether it hits or not: a walk loads
-                // the page table's frame over it before it is used.
                 self.e_tw.d.next = self.tlb.read_data.val();
-                self.e_pfn.d.next = self.tlb.read_data.val().pfn;
                 self.e_state.d.next = Engine::Compare;
             }
             Engine::Compare => {
+                // The frame is taken whether it hits or not: a walk loads
+                // the page table's frame over it before it is used.
+                self.e_pfn.d.next = self.e_tw.q.val().pfn;
                 // The compare is registered (`e_hit`); `Emit` walks on a
                 // miss (one cycle more per miss, none per hit).
                 self.e_hit.d.next = self.e_tw.q.val().valid
@@ -1425,10 +1491,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Load;
             }
             Engine::Load => {
-                self.e_pfn.d.next = self.pt.read_data.val();
+                // `e_ptw` takes the page table's word.
                 self.e_state.d.next = Engine::Fill;
             }
             Engine::Fill => {
+                self.e_pfn.d.next = self.e_ptw.q.val();
                 self.tw_we.d.next = true;
                 self.e_hit.d.next = true;
                 self.e_hit_v.d.next = true;
@@ -1511,9 +1578,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
 
         // ---- Control plane. The command is registered as it leaves Idle,
-        // and the RAM writes come from registers (`c_we`, `c_waddr`,
-        // `c_old`; `c_pt_we`), set the cycle before the write.
+        // and the RAM writes come from registers (`c_we`, `c_we_cold`,
+        // `c_waddr`, `c_hot`, the command's; `c_pt_we`), set the cycle
+        // before the write.
         self.c_we.d.next = false;
+        self.c_we_cold.d.next = false;
         self.c_pt_we.d.next = false;
         self.c_rd.d.next = false;
         if self.c_rd.q.val() {
@@ -1521,7 +1590,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             // not to need it).
             self.mr.read_enable.next = true;
             self.mr.read_address.next = self.c_waddr.q.val();
-            self.mr_cold.read_address.next = self.c_waddr.q.val();
         }
         match self.c_state.q.val() {
             Control::Sweep => {
@@ -1584,7 +1652,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Control::Capture => {
                 self.c_hot.d.next = self.mr.read_data.val();
-                self.c_cold.d.next = self.mr_cold.read_data.val();
                 self.c_state.d.next = Control::Modify;
             }
             Control::Modify => {
@@ -1599,10 +1666,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                         self.c_hot.d.next.state = self.st_valid.val();
                         self.c_hot.d.next.pd = self.c_pd.q.val();
                         self.c_hot.d.next.access = self.c_access.q.val();
-                        self.c_cold.d.next.base = self.c_addr.q.val();
-                        self.c_cold.d.next.limit = self.c_limit.q.val();
-                        self.c_cold.d.next.shift = self.c_shift.q.val();
-                        self.c_cold.d.next.pt_base = bit_cast::<16, 32>(self.c_index.q.val());
+                        self.c_we_cold.d.next = true;
                         self.c_hot.d.next.epoch = self.c_hot.q.val().epoch + 1;
                         // The epoch wraps: sweep the TLB, keep the MRs.
                         self.c_wrap.d.next = self.c_hot.q.val().epoch == 0xFF;
@@ -1659,6 +1723,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.c_done.d.next = false;
             self.c_error.d.next = false;
             self.c_we.d.next = false;
+            self.c_we_cold.d.next = false;
             self.c_pt_we.d.next = false;
             self.c_rd.d.next = false;
             self.tw_we.d.next = false;
