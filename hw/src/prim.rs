@@ -449,48 +449,19 @@ impl<const N: usize, const L: usize, const H: usize> Logic for EventCounter<N, L
 /// The 32-bit drop and event counters the blocks expose.
 pub type Counter32 = EventCounter<32, 16, 16>;
 
-/// A lane mask from a byte count: `keep = 2^c - 1` (all ones for
-/// `c >= K`), written as one compare per lane (`c > lane`). (`roce_rx`
-/// keeps its two masks as `!(ones << c)`: this form cost it 580 more LUTs
-/// at W=512 on xc7.)
-#[derive(LogicBlock, Default)]
-pub struct CountKeep<const K: usize> {
-    pub c: Signal<In, Bits<8>>,
-    pub keep: Signal<Out, Bits<K>>,
-}
-
-impl<const K: usize> Logic for CountKeep<K> {
-    fn update(&mut self) {
-        let c = self.c.val().index();
-        let mut k = Bits::<K>::default();
-        for lane in 0..K.min(c) {
-            k = k.replace_bit(lane, true);
-        }
-        self.keep.next = k;
-    }
-    fn connect(&mut self) {
-        self.keep.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        let mut v = String::new();
-        for lane in 0..K {
-            v.push_str(&format!("always @(*) keep[{lane}] = c > 8'd{lane};\n"));
-        }
-        Verilog::Custom(v)
-    }
-}
-
-/// A lane mask from a byte count plus a constant: `keep = 2^(c + add) - 1`
-/// (all ones for `c + add >= K`), as one compare of `c` with a constant
-/// per lane (`c > lane - add`, or true): no adder in front of the compares.
+/// A lane mask from a byte count plus a constant `add` (0 by default):
+/// `keep = 2^(c + add) - 1` (all ones for `c + add >= K`), written as one
+/// compare of `c` with a constant per lane (`c > lane - add`, or true): no
+/// adder in front of the compares. (`roce_rx` keeps its two masks as
+/// `!(ones << c)`: this form cost it 580 more LUTs at W=512 on xc7.)
 #[derive(LogicBlock)]
-pub struct CountKeepAdd<const K: usize> {
+pub struct CountKeep<const K: usize> {
     pub c: Signal<In, Bits<8>>,
     pub keep: Signal<Out, Bits<K>>,
     _add: usize,
 }
 
-impl<const K: usize> CountKeepAdd<K> {
+impl<const K: usize> CountKeep<K> {
     pub fn new(add: usize) -> Self {
         Self {
             c: Default::default(),
@@ -500,7 +471,13 @@ impl<const K: usize> CountKeepAdd<K> {
     }
 }
 
-impl<const K: usize> Logic for CountKeepAdd<K> {
+impl<const K: usize> Default for CountKeep<K> {
+    fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+impl<const K: usize> Logic for CountKeep<K> {
     fn update(&mut self) {
         let c = self.c.val().index() + self._add;
         let mut k = Bits::<K>::default();

@@ -29,7 +29,7 @@ use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::fifo::SyncFifo;
 use crate::gf2;
-use crate::prim::{CountKeep, CountKeepAdd};
+use crate::prim::CountKeep;
 use crate::rx_prim::ByteRealign;
 use crate::stream::{check_width, StreamIn, StreamOut};
 use crate::tx_header::{body_shifts, header_lengths, TxHeader, HDR_BITS};
@@ -536,8 +536,8 @@ pub struct RoceTx<const W: usize, const K: usize> {
     /// last_count`, as compares of `last_count` with constants, one set per
     /// Ethernet header length) into `r_ck`, so the front picks a mask, not
     /// a count; the flush beat's into `flush_keep`.
-    ck_plain: CountKeepAdd<K>,
-    ck_tagged: CountKeepAdd<K>,
+    ck_plain: CountKeep<K>,
+    ck_tagged: CountKeep<K>,
     fc_keep: CountKeep<K>,
     fq_fl: DFF<Bit>,
     fq_fc: DFF<Bits<8>>,
@@ -738,8 +738,8 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_ca: Default::default(),
             fq_ctl: Default::default(),
             fq_ckeep: Default::default(),
-            ck_plain: CountKeepAdd::new(K - eu % K),
-            ck_tagged: CountKeepAdd::new(K - et % K),
+            ck_plain: CountKeep::new(K - eu % K),
+            ck_tagged: CountKeep::new(K - et % K),
             fc_keep: Default::default(),
             fq_fl: Default::default(),
             fq_fc: Default::default(),
