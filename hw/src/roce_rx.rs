@@ -635,8 +635,9 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     d5: DFF<Bits<W>>,
     k5: DFF<Bits<K>>,
     l5: DFF<Bit>,
-    pos5: DFF<Bits<18>>,
-    /// `pos5 + K`, one bit wider (no wrap).
+    /// The beat's position (`pos`, a multiple of K) + K, one bit wider
+    /// (no wrap). (`pos` itself is not carried into S5: its tests are
+    /// made in S4.)
     posk5: DFF<Bits<19>>,
     and5: DFF<Bits<W>>,
     or5: DFF<Bits<W>>,
@@ -661,15 +662,15 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     clast: Signal<Local, Bit>,
     ce_sel4: Signal<Local, Bits<18>>,
     first5: DFF<Bits<18>>,
-    /// The beat is past the one holding the payload start (`pos5 >=
-    /// first5`: both are multiples of K, so `pos4 > p4 & !kmask`).
+    /// The beat is past the one holding the payload start (`pos >=
+    /// first`: both are multiples of K, so `pos4 > p4 & !kmask`).
     past5: DFF<Bit>,
     /// The payload continues past this beat (`peks > pos + K` with `peks =
     /// first + body - pad`, tested as `pb5 > pp5`: `(p & !kmask) + body >
     /// pos + pad`, one add each in S4), and that
     /// test at the last valid beat: for a beat past the payload start it
     /// is the beat before, of the same frame, whose `posk5` is this beat's
-    /// `pos5`, so it says `peks > pos5` from a register.
+    /// `pos`, so it says `peks > pos` from a register.
     more5: Signal<Local, Bit>,
     more_q: DFF<Bit>,
     pb5: DFF<Bits<19>>,
@@ -1129,7 +1130,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             d5: Default::default(),
             k5: Default::default(),
             l5: Default::default(),
-            pos5: Default::default(),
             posk5: Default::default(),
             and5: Default::default(),
             or5: Default::default(),
@@ -1489,7 +1489,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             d5,
             k5,
             l5,
-            pos5,
             posk5,
             and5,
             or5,
@@ -1869,7 +1868,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.d5.d.next = self.d4.q.val();
         self.k5.d.next = self.k4.q.val();
         self.l5.d.next = self.l4.q.val();
-        self.pos5.d.next = self.pos4.q.val();
         self.posk5.d.next = self.posk4.q.val();
         self.and5.d.next = self.and4.q.val();
         self.or5.d.next = self.or4.q.val();
@@ -1981,7 +1979,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.w_valid.d.next = self.emit.val() | (self.fl_pending.q.val() & self.fl_need.q.val());
         self.w_data.d.next = self.realign.y.val();
         self.fl_pending.d.next = self.v5.q.val() & self.l5.q.val();
-        // peks - pos5 > K, with peks > pos5: peks > pos5 + K.
+        // peks - pos > K, with peks > pos: peks > pos + K.
         self.fl_need.d.next =
             self.more5.val() & (self.posk5.q.val() >= bit_cast::<19, 18>(self.first5.q.val()));
         self.fl_shift.d.next = self.shift5.q.val();
