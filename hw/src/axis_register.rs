@@ -177,14 +177,18 @@ impl<D: Synth> Logic for RegSlice<D> {
             if self.skid_valid.q.val() {
                 self.out_valid.d.next = true;
                 self.out_data.d.next = self.skid_data.q.val();
-                self.skid_valid.d.next = false;
             } else {
                 self.out_valid.d.next = self.take_in.val();
                 self.out_data.d.next = self.s_data.val();
             }
-        } else if self.take_in.val() {
-            self.skid_valid.d.next = true;
         }
+        // A word is parked while the output holds one its sink does not
+        // take and a word is (or stays) in the skid register: one LUT of
+        // registers and the two handshakes, not through `out_free` (whose
+        // net enables the whole output register).
+        self.skid_valid.d.next = self.out_valid.q.val()
+            & !self.m_ready.val()
+            & (self.skid_valid.q.val() | self.s_valid.val());
         if self.reset.val() {
             self.out_valid.d.next = false;
             self.skid_valid.d.next = false;
