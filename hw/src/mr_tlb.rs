@@ -107,6 +107,7 @@
 //! `2^max(MA, TA)` cycles) before it takes requests or commands.
 
 use crate::bram::BramOutReg;
+use crate::prim::StateReg;
 use roce_wire::mr::{MrState, Reject, EPOCH_BITS, PAGE_SHIFT_MAX, PAGE_SHIFT_MIN, PA_BITS};
 use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::*;
@@ -567,49 +568,6 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// address mux selected by a flip-flop.
     c_rd: DFF<Bit>,
     drained: Signal<Local, Bit>,
-}
-
-/// A flip-flop like rust-hdl's `DFF`, but without an initial value: Yosys
-/// extracts a state machine only from a register without one, and then
-/// re-encodes it (one-hot), so each state's decode is a flip-flop instead
-/// of a compare of the binary code. The kernel resets it explicitly.
-#[derive(LogicBlock)]
-pub struct StateReg<T: Synth> {
-    pub d: Signal<In, T>,
-    pub q: Signal<Out, T>,
-    pub clock: Signal<In, Clock>,
-}
-
-impl<T: Synth> Default for StateReg<T> {
-    fn default() -> Self {
-        Self {
-            d: Default::default(),
-            q: Default::default(),
-            clock: Default::default(),
-        }
-    }
-}
-
-impl<T: Synth> Logic for StateReg<T> {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            self.q.next = self.d.val()
-        }
-    }
-    fn connect(&mut self) {
-        self.q.connect();
-    }
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom("always @(posedge clock) begin\n   q <= d;\nend\n".into())
-    }
-    fn timing(&self) -> Vec<rust_hdl_core::timing::TimingInfo> {
-        vec![rust_hdl_core::timing::TimingInfo {
-            name: "state_reg".into(),
-            clock: "clock".into(),
-            inputs: vec!["d".into()],
-            outputs: vec!["q".into()],
-        }]
-    }
 }
 
 fn c<const N: usize>(v: u64) -> Constant<Bits<N>> {

@@ -501,6 +501,50 @@ impl<const K: usize> Logic for CountKeep<K> {
     }
 }
 
+/// A flip-flop like rust-hdl's `DFF`, but without an initial value: Yosys
+/// extracts a state machine only from a register without one, and then
+/// re-encodes it (one-hot), so each state's decode is a flip-flop instead
+/// of a compare of the binary code. Its user resets it explicitly
+/// (`mr_tlb`'s walk engine).
+#[derive(LogicBlock)]
+pub struct StateReg<T: Synth> {
+    pub d: Signal<In, T>,
+    pub q: Signal<Out, T>,
+    pub clock: Signal<In, Clock>,
+}
+
+impl<T: Synth> Default for StateReg<T> {
+    fn default() -> Self {
+        Self {
+            d: Default::default(),
+            q: Default::default(),
+            clock: Default::default(),
+        }
+    }
+}
+
+impl<T: Synth> Logic for StateReg<T> {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.q.next = self.d.val()
+        }
+    }
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("always @(posedge clock) begin\n   q <= d;\nend\n".into())
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "state_reg".into(),
+            clock: "clock".into(),
+            inputs: vec!["d".into()],
+            outputs: vec!["q".into()],
+        }]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
