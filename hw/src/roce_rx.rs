@@ -635,10 +635,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     d5: DFF<Bits<W>>,
     k5: DFF<Bits<K>>,
     l5: DFF<Bit>,
-    /// The beat's position (`pos`, a multiple of K) + K, one bit wider
-    /// (no wrap). (`pos` itself is not carried into S5: its tests are
-    /// made in S4.)
-    posk5: DFF<Bits<19>>,
     and5: DFF<Bits<W>>,
     or5: DFF<Bits<W>>,
     /// ICRC-covered bytes left from this beat's start, and whether they end
@@ -661,15 +657,17 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     /// The ICRC feed's end lies in this beat: `pos <= end <= pos + K`.
     clast: Signal<Local, Bit>,
     ce_sel4: Signal<Local, Bits<18>>,
-    first5: DFF<Bits<18>>,
-    /// The beat is past the one holding the payload start (`pos >=
-    /// first`: both are multiples of K, so `pos4 > p4 & !kmask`).
+    /// The beat holds or is past the payload start (`pos4 >= p4 & !kmask`:
+    /// the payload starts in beat `p / K`), and is past it (`pos >= first`
+    /// with `first = (p & !kmask) + K`: both are multiples of K, so `pos4 >
+    /// p4 & !kmask`).
+    from5: DFF<Bit>,
     past5: DFF<Bit>,
     /// The payload continues past this beat (`peks > pos + K` with `peks =
     /// first + body - pad`, tested as `pb5 > pp5`: `(p & !kmask) + body >
     /// pos + pad`, one add each in S4), and that
     /// test at the last valid beat: for a beat past the payload start it
-    /// is the beat before, of the same frame, whose `posk5` is this beat's
+    /// is the beat before, of the same frame, whose `pos + K` is this beat's
     /// `pos`, so it says `peks > pos` from a register.
     more5: Signal<Local, Bit>,
     more_q: DFF<Bit>,
@@ -1130,7 +1128,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             d5: Default::default(),
             k5: Default::default(),
             l5: Default::default(),
-            posk5: Default::default(),
             and5: Default::default(),
             or5: Default::default(),
             crem5: Default::default(),
@@ -1143,7 +1140,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             cbig: Default::default(),
             clast: Default::default(),
             ce_sel4: Default::default(),
-            first5: Default::default(),
+            from5: Default::default(),
             past5: Default::default(),
             more5: Default::default(),
             more_q: Default::default(),
@@ -1489,7 +1486,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             d5,
             k5,
             l5,
-            posk5,
             and5,
             or5,
             crem5,
@@ -1499,7 +1495,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             ge_l5,
             le_l5,
             lt_l5,
-            first5,
+            from5,
             past5,
             more_q,
             pb5,
@@ -1868,7 +1864,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.d5.d.next = self.d4.q.val();
         self.k5.d.next = self.k4.q.val();
         self.l5.d.next = self.l4.q.val();
-        self.posk5.d.next = self.posk4.q.val();
         self.and5.d.next = self.and4.q.val();
         self.or5.d.next = self.or4.q.val();
         if self.pay_small4.q.val() {
@@ -1885,7 +1880,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.ge_l5.d.next = self.t_l3_4.q.val() >= self.pos4.q.val();
         self.le_l5.d.next = bit_cast::<19, 18>(self.t_l3_4.q.val()) <= self.posk4.q.val();
         self.lt_l5.d.next = bit_cast::<19, 18>(self.t_l3_4.q.val()) < self.posk4.q.val();
-        self.first5.d.next = (self.p4.q.val() & !self.c_kmask.val()) + self.c_k.val();
+        self.from5.d.next = self.pos4.q.val() >= (self.p4.q.val() & !self.c_kmask.val());
         self.past5.d.next = self.pos4.q.val() > (self.p4.q.val() & !self.c_kmask.val());
         self.pb5.d.next = bit_cast::<19, 18>(self.p4.q.val() & !self.c_kmask.val())
             + bit_cast::<19, 18>(self.body4.q.val());
@@ -1979,9 +1974,9 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.w_valid.d.next = self.emit.val() | (self.fl_pending.q.val() & self.fl_need.q.val());
         self.w_data.d.next = self.realign.y.val();
         self.fl_pending.d.next = self.v5.q.val() & self.l5.q.val();
-        // peks - pos > K, with peks > pos: peks > pos + K.
-        self.fl_need.d.next =
-            self.more5.val() & (self.posk5.q.val() >= bit_cast::<19, 18>(self.first5.q.val()));
+        // A flush beat follows when the payload continues past this last
+        // beat (`peks > pos + K`) and this beat holds or is past its start.
+        self.fl_need.d.next = self.more5.val() & self.from5.q.val();
         self.fl_shift.d.next = self.shift5.q.val();
 
         // The checks, in Frame::parse's order, on the frame's last beat.
