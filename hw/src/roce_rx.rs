@@ -289,6 +289,12 @@ pub struct RxEntry {
     pub post: Bits<4>,
     /// The later checks' reason, which counts when `post` is none.
     pub post2: Bits<4>,
+    /// Whether `pre`, `post` and `post2` are a reason (not none): taken
+    /// from the checks' flags in S5, beside the reasons, so that queueing
+    /// the entry picks the reason with registered selects.
+    pub pre_hit: Bit,
+    pub post_hit: Bit,
+    pub post2_hit: Bit,
     pub v4: Bit,
     pub last_n: Bits<8>,
 }
@@ -2061,6 +2067,28 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.r_entry.d.next.pre = self.pre.val();
             self.r_entry.d.next.post = self.post.val();
             self.r_entry.d.next.post2 = self.post2.val();
+            // Each reason is none exactly when none of its checks fired.
+            self.r_entry.d.next.pre_hit = (self.pre_eth5.q.val() != self.c_r_none.val())
+                | self.len_eq5.q.val()
+                | self.ver_bad5.q.val()
+                | self.lt_ip5.q.val()
+                | self.ihl_lt5.q.val()
+                | self.lt_ihl5.q.val();
+            self.r_entry.d.next.post_hit = (self.v4_5.q.val()
+                & (self.ihl_ne5.q.val() | self.frag_bad5.q.val() | self.proto_bad5.q.val()))
+                | (self.v6_5.q.val() & (self.nhext5.q.val() | self.nh_bad5.q.val()))
+                | self.lt_udp5.q.val()
+                | self.port_bad5.q.val();
+            self.r_entry.d.next.post2_hit = self.pay_small5.q.val()
+                | self.lt_l3_5.q.val()
+                | self.ulen_bad5.q.val()
+                | self.l4_short5.q.val()
+                | self.tver_bad5.q.val()
+                | !self.info5.q.val().get_bit(0)
+                | self.body_neg5.q.val()
+                | (!self.info5.q.val().get_bit(1) & (self.pad_nz5.q.val() | self.body_nz5.q.val()))
+                | (self.info5.q.val().get_bit(1)
+                    & (self.body_lo_nz5.q.val() | self.pad_gt5.q.val()));
             self.r_entry.d.next.v4 = self.v4_5.q.val();
             self.r_data.d.next.ipv6 = self.v6_5.q.val();
             self.r_data.d.next.src_port = self.usrc5.q.val();
@@ -2090,13 +2118,13 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         // The join's reason is `why` on a pre hit, else bad-ip-checksum on
         // a bad IPv4 checksum, else `why` on a hit, else bad-icrc on a bad
         // ICRC: the entry's part of it decided here.
-        self.entries.data_in.next.pre_hit = self.r_entry.q.val().pre != self.c_r_none.val();
-        self.entries.data_in.next.hit = (self.r_entry.q.val().pre != self.c_r_none.val())
-            | (self.r_entry.q.val().post != self.c_r_none.val())
-            | (self.r_entry.q.val().post2 != self.c_r_none.val());
-        if self.r_entry.q.val().pre != self.c_r_none.val() {
+        self.entries.data_in.next.pre_hit = self.r_entry.q.val().pre_hit;
+        self.entries.data_in.next.hit = self.r_entry.q.val().pre_hit
+            | self.r_entry.q.val().post_hit
+            | self.r_entry.q.val().post2_hit;
+        if self.r_entry.q.val().pre_hit {
             self.why6.next = self.r_entry.q.val().pre;
-        } else if self.r_entry.q.val().post != self.c_r_none.val() {
+        } else if self.r_entry.q.val().post_hit {
             self.why6.next = self.r_entry.q.val().post;
         } else {
             self.why6.next = self.r_entry.q.val().post2;
