@@ -30,7 +30,6 @@ use crate::crc32::Crc32;
 use crate::fifo::SyncFifo;
 use crate::gf2;
 use crate::prim::CountKeep;
-use crate::rx_prim::ByteRealign;
 use crate::stream::{check_width, StreamIn, StreamOut};
 use crate::tx_header::{body_shifts, header_lengths, TxHeader, HDR_BITS};
 use roce_wire::ethernet;
@@ -204,6 +203,69 @@ impl<const W: usize, const K: usize> Logic for FrontMerge<W, K> {
         }
         v.push_str("    y = body | hdr;\nend\n");
         Verilog::Custom(v)
+    }
+}
+
+/// The ICRC path's aligner: bytes `s .. s + K` of `prev ++ cur` for the
+/// one of two shifts (`E % K` of the two Ethernet header lengths) `tag`
+/// picks: a 2:1 multiplexer per bit on a flip-flop select, not a compare
+/// of a shift count.
+#[derive(LogicBlock)]
+pub struct EthDrop<const W: usize, const K: usize> {
+    pub prev: Signal<In, Bits<W>>,
+    pub cur: Signal<In, Bits<W>>,
+    pub tag: Signal<In, Bit>,
+    pub y: Signal<Out, Bits<W>>,
+    _plain: usize,
+    _tagged: usize,
+}
+
+impl<const W: usize, const K: usize> EthDrop<W, K> {
+    /// `plain`, `tagged`: the shifts for `tag` low and high, each 1..K-1.
+    pub fn new(plain: usize, tagged: usize) -> Self {
+        assert!((1..K).contains(&plain) && (1..K).contains(&tagged));
+        Self {
+            prev: Default::default(),
+            cur: Default::default(),
+            tag: Default::default(),
+            y: Default::default(),
+            _plain: plain,
+            _tagged: tagged,
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for EthDrop<W, K> {
+    fn update(&mut self) {
+        let s = if self.tag.val() {
+            self._tagged
+        } else {
+            self._plain
+        };
+        let (p, c) = (self.prev.val(), self.cur.val());
+        let mut y = Bits::<W>::default();
+        for b in 0..W {
+            let at = b + 8 * s;
+            let v = if at < W {
+                p.get_bit(at)
+            } else {
+                c.get_bit(at - W)
+            };
+            y = y.replace_bit(b, v);
+        }
+        self.y.next = y;
+    }
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let moved = |s: usize| format!("{{cur[{}:0], prev[{}:{}]}}", 8 * s - 1, W - 1, 8 * s);
+        Verilog::Custom(format!(
+            "always @(*) y = tag ? {} : {};
+",
+            moved(self._tagged),
+            moved(self._plain)
+        ))
     }
 }
 
@@ -527,7 +589,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     /// beat, a mask registered from the count so no compare sits in front
     /// of the CRC's input register), or
     /// it leaves `fq_fc` bytes for a flush beat.
-    fq_e: DFF<Bits<8>>,
+    fq_tag: DFF<Bit>,
     fq_cn: DFF<Bit>,
     fq_ca: DFF<Bit>,
     fq_ctl: DFF<Bit>,
@@ -575,7 +637,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     one_beat: Constant<Bit>,
     fq_take: Signal<Local, Bit>,
     // ICRC path.
-    cshift: ByteRealign<W, K>,
+    cshift: EthDrop<W, K>,
     cmask: CrcMask<W, K>,
     crc: Crc32<W, K>,
     prev_c: DFF<Bits<W>>,
@@ -587,7 +649,13 @@ pub struct RoceTx<const W: usize, const K: usize> {
     flush_keep: DFF<Bits<K>>,
     flush_j: DFF<Bits<CJ_BITS>>,
     flush_v6: DFF<Bit>,
-    flush_e: DFF<Bits<8>>,
+    flush_tag: DFF<Bit>,
+    /// The CRC input's controls, the flush's or the front's (`flush`
+    /// picks), registered from their next values so the aligner's select
+    /// and `CrcMask`'s compares start at flip-flops.
+    ci_tag: DFF<Bit>,
+    ci_j: DFF<Bits<CJ_BITS>>,
+    ci_v6: DFF<Bit>,
     c_a: Signal<Local, Bits<5>>,
     c_e: Signal<Local, Bits<8>>,
     c_normal: Signal<Local, Bit>,
@@ -733,7 +801,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_last: Default::default(),
             fq_user: Default::default(),
             fq_kbad: Default::default(),
-            fq_e: Default::default(),
+            fq_tag: Default::default(),
             fq_cn: Default::default(),
             fq_ca: Default::default(),
             fq_ctl: Default::default(),
@@ -767,9 +835,9 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             u_fc: Default::default(),
             one_beat: Constant::new(header_lengths()[0] <= K),
             fq_take: Default::default(),
-            cshift: ByteRealign::new(&[eu, et]),
+            cshift: EthDrop::new(eu % K, et % K),
             cmask: Default::default(),
-            crc: Crc32::new(),
+            crc: Crc32::new_split(),
             prev_c: Default::default(),
             cj: Default::default(),
             cj_inc: Default::default(),
@@ -778,7 +846,10 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             flush_keep: Default::default(),
             flush_j: Default::default(),
             flush_v6: Default::default(),
-            flush_e: Default::default(),
+            flush_tag: Default::default(),
+            ci_tag: Default::default(),
+            ci_j: Default::default(),
+            ci_v6: Default::default(),
             c_a: Default::default(),
             c_e: Default::default(),
             c_normal: Default::default(),
@@ -854,7 +925,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             fq_last,
             fq_user,
             fq_kbad,
-            fq_e,
+            fq_tag,
             fq_cn,
             fq_ca,
             fq_ctl,
@@ -871,7 +942,10 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             flush_keep,
             flush_j,
             flush_v6,
-            flush_e,
+            flush_tag,
+            ci_tag,
+            ci_j,
+            ci_v6,
             extra,
             extra_data,
             extra_count,
@@ -1098,7 +1172,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.err.d.next = true;
             }
             // The ICRC path's view of this beat.
-            self.fq_e.d.next = self.c_e.val();
+            self.fq_tag.d.next = self.hb.is_vlan.val();
             // `ob1` (beat index + 1, saturating far above the Ethernet
             // header) against the Ethernet header's beats + 1.
             self.fq_cn.d.next = self.ob1.q.val() > self.c_a.val();
@@ -1177,20 +1251,20 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.cshift.prev.next = self.prev_c.q.val();
         self.crc.s_init.next = self.icrc_init.val();
         self.crc.s_axis.tuser.next = false;
+        // The aligner and the masks read the registered controls (`ci_*`).
+        // `cur` needs no zeroing on a flush beat: its kept lanes
+        // (`flush_keep`, the last beat's bytes past `E % K`) all come from
+        // `prev`, and the CRC zeroes the lanes `tkeep` drops.
+        self.cshift.tag.next = self.ci_tag.q.val();
+        self.cshift.cur.next = self.fq_data.q.val();
+        self.cmask.j.next = self.ci_j.q.val();
+        self.cmask.v6.next = self.ci_v6.q.val();
         if self.flush.q.val() {
-            // The flush belongs to the previous frame: its own lane offset.
-            self.cshift.shift.next = self.flush_e.q.val();
-            self.cshift.cur.next = 0.into();
-            self.cmask.j.next = self.flush_j.q.val();
-            self.cmask.v6.next = self.flush_v6.q.val();
+            // The flush belongs to the previous frame.
             self.crc.s_axis.tkeep.next = self.flush_keep.q.val();
             self.crc.s_axis.tlast.next = true;
             self.crc.s_axis.tvalid.next = true;
         } else {
-            self.cshift.shift.next = self.fq_e.q.val();
-            self.cshift.cur.next = self.fq_data.q.val();
-            self.cmask.j.next = self.cj.q.val();
-            self.cmask.v6.next = self.fq_v6.q.val();
             self.crc.s_axis.tkeep.next = self.fq_ckeep.q.val();
             self.crc.s_axis.tlast.next = self.fq_ctl.q.val();
             self.crc.s_axis.tvalid.next = self.c_normal.val();
@@ -1218,7 +1292,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.flush.d.next = true;
                 self.flush_keep.d.next = self.fc_keep.keep.val();
                 self.flush_v6.d.next = self.fq_v6.q.val();
-                self.flush_e.d.next = self.fq_e.q.val();
+                self.flush_tag.d.next = self.fq_tag.q.val();
                 if self.c_normal.val() {
                     self.flush_j.d.next = self.cj_inc.val();
                 } else {
@@ -1327,6 +1401,16 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         if self.st.d.val() {
             self.last_q.d.next = self.hb.next_first_last.val();
             self.need_q.d.next = self.hb.next_first_need.val();
+        }
+        // The CRC input's controls for the next beat, from the next values.
+        if self.flush.d.val() {
+            self.ci_tag.d.next = self.flush_tag.d.val();
+            self.ci_j.d.next = self.flush_j.d.val();
+            self.ci_v6.d.next = self.flush_v6.d.val();
+        } else {
+            self.ci_tag.d.next = self.fq_tag.d.val();
+            self.ci_j.d.next = self.cj.d.val();
+            self.ci_v6.d.next = self.fq_v6.d.val();
         }
     }
 }
