@@ -666,11 +666,16 @@ pub struct RoceTx<const W: usize, const K: usize> {
     /// Beside `mfifo`: each beat's byte count as a lane mask (the merge's).
     tfifo: SyncFifo<Bits<K>, 5, 6>,
     tcount: CountKeep<K>,
+    /// Beside `mfifo`: the last beat's output count (`fq_c0`) as a lane
+    /// mask, so the output `tkeep` is a pick of masks, no compare.
+    kfifo: SyncFifo<Bits<K>, 5, 6>,
+    k0count: CountKeep<K>,
+    /// The extra beat's count (`mfifo`'s top byte) as its lane mask.
+    xkeep: CountKeep<K>,
     merge: IcrcMerge<W, K>,
-    okeep: CountKeep<K>,
     extra: DFF<Bit>,
     extra_data: DFF<Bits<W>>,
-    extra_count: DFF<Bits<8>>,
+    extra_keep: DFF<Bits<K>>,
     extra_user: DFF<Bit>,
     oreg: AxisRegister<W, K>,
     m_last: Signal<Local, Bit>,
@@ -858,11 +863,13 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             mfifo: SyncFifo::new(),
             tfifo: SyncFifo::new(),
             tcount: Default::default(),
+            kfifo: SyncFifo::new(),
+            k0count: Default::default(),
+            xkeep: Default::default(),
             merge: Default::default(),
-            okeep: Default::default(),
             extra: Default::default(),
             extra_data: Default::default(),
-            extra_count: Default::default(),
+            extra_keep: Default::default(),
             extra_user: Default::default(),
             oreg: AxisRegister::new(),
             m_last: Default::default(),
@@ -891,73 +898,21 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            r_ends,
-            r_spill,
-            r_c0,
-            r_c1,
-            r_ck,
-            r_fc,
-            hs,
-            go_q,
-            hbq,
-            ob1,
-            ob,
-            ib,
-            st,
-            last_q,
-            body_q,
-            more_q,
-            ilast_q,
-            need_q,
-            prev,
-            err,
-            in_done,
-            late,
-            drain,
-            err_pulse,
-            ep_a,
-            ep_k,
-            fq_valid,
-            fq_data,
-            fq_count,
-            fq_last,
-            fq_user,
-            fq_kbad,
-            fq_tag,
-            fq_cn,
-            fq_ca,
-            fq_ctl,
-            fq_ckeep,
-            fq_fl,
-            fq_fc,
-            fq_v6,
-            fq_spill,
-            fq_c0,
-            fq_c1,
-            prev_c,
-            cj,
-            flush,
-            flush_keep,
-            flush_j,
-            flush_v6,
-            flush_tag,
-            ci_tag,
-            ci_j,
-            ci_v6,
-            extra,
-            extra_data,
-            extra_count,
-            extra_user
+            self, clock, r_ends, r_spill, r_c0, r_c1, r_ck, r_fc, hs, go_q, hbq, ob1, ob, ib, st,
+            last_q, body_q, more_q, ilast_q, need_q, prev, err, in_done, late, drain, err_pulse,
+            ep_a, ep_k, fq_valid, fq_data, fq_count, fq_last, fq_user, fq_kbad, fq_tag, fq_cn,
+            fq_ca, fq_ctl, fq_ckeep, fq_fl, fq_fc, fq_v6, fq_spill, fq_c0, fq_c1, prev_c, cj,
+            flush, flush_keep, flush_j, flush_v6, flush_tag, ci_tag, ci_j, ci_v6, extra,
+            extra_data, extra_keep, extra_user
         );
-        clock!(self, clock, hb, crc, dfifo, mfifo, tfifo, oreg);
+        clock!(self, clock, hb, crc, dfifo, mfifo, tfifo, kfifo, oreg);
         self.oreg.reset.next = self.reset.val();
         self.hb.reset.next = self.reset.val();
         self.crc.reset.next = self.reset.val();
         self.dfifo.reset.next = self.reset.val();
         self.mfifo.reset.next = self.reset.val();
         self.tfifo.reset.next = self.reset.val();
+        self.kfifo.reset.next = self.reset.val();
         // Descriptor ports into the header assembly.
         self.hb.in_valid.next = self.s_hdr_valid.val();
         self.s_hdr_ready.next = self.hb.in_ready.val();
@@ -1308,11 +1263,13 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.tfifo.write.next = self.fq_take.val();
         self.tcount.c.next = self.fq_count.q.val();
         self.tfifo.data_in.next = self.tcount.keep.val();
+        self.kfifo.write.next = self.fq_take.val();
+        self.k0count.c.next = self.fq_c0.q.val();
+        self.kfifo.data_in.next = self.k0count.keep.val();
         self.mfifo.data_in.next = bit_cast::<32, 8>(self.fq_count.q.val())
             | (bit_cast::<32, 1>(self.fq_last.q.val().into()) << 8)
             | (bit_cast::<32, 1>((self.fq_user.q.val() | self.fq_kbad.q.val()).into()) << 9)
             | (bit_cast::<32, 1>(self.fq_spill.q.val().into()) << 10)
-            | (bit_cast::<32, 8>(self.fq_c0.q.val()) << 16)
             | (bit_cast::<32, 8>(self.fq_c1.q.val()) << 24);
 
         // ---- Tail: pass beats, merge the ICRC into each frame's last.
@@ -1324,12 +1281,13 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.dfifo.read.next = false;
         self.mfifo.read.next = false;
         self.tfifo.read.next = false;
+        self.kfifo.read.next = false;
         self.crc.m_crc.tready.next = false;
         self.oreg.s_axis.tuser.next = false;
-        self.okeep.c.next = self.lanes.val();
+        self.oreg.s_axis.tkeep.next = self.all_keep.val();
         if self.extra.q.val() {
             self.oreg.s_axis.tdata.next = self.extra_data.q.val();
-            self.okeep.c.next = self.extra_count.q.val();
+            self.oreg.s_axis.tkeep.next = self.extra_keep.q.val();
             self.oreg.s_axis.tlast.next = true;
             self.oreg.s_axis.tuser.next = self.extra_user.q.val();
             self.oreg.s_axis.tvalid.next = true;
@@ -1344,6 +1302,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
                 self.tfifo.read.next = true;
+                self.kfifo.read.next = true;
             }
         } else {
             self.oreg.s_axis.tdata.next = self.merge.y0.val();
@@ -1351,7 +1310,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             if self.mfifo.data_out.val().get_bit(10) {
                 self.oreg.s_axis.tlast.next = false;
             } else {
-                self.okeep.c.next = self.mfifo.data_out.val().get_bits::<8>(16);
+                self.oreg.s_axis.tkeep.next = self.kfifo.data_out.val();
                 self.oreg.s_axis.tlast.next = true;
                 self.oreg.s_axis.tuser.next = self.m_user.val();
             }
@@ -1360,6 +1319,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
                 self.tfifo.read.next = true;
+                self.kfifo.read.next = true;
                 self.crc.m_crc.tready.next = true;
                 if self.mfifo.data_out.val().get_bit(10) {
                     self.extra.d.next = true;
@@ -1370,10 +1330,10 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         // (only read then), so no handshake enables them.
         if !self.extra.q.val() {
             self.extra_data.d.next = self.merge.y1.val();
-            self.extra_count.d.next = self.mfifo.data_out.val().get_bits::<8>(24);
+            self.extra_keep.d.next = self.xkeep.keep.val();
             self.extra_user.d.next = self.m_user.val();
         }
-        self.oreg.s_axis.tkeep.next = self.okeep.keep.val();
+        self.xkeep.c.next = self.mfifo.data_out.val().get_bits::<8>(24);
         // Output register slice: every `m_axis` signal from a flip-flop.
         self.m_axis.tdata.next = self.oreg.m_axis.tdata.val();
         self.m_axis.tkeep.next = self.oreg.m_axis.tkeep.val();
