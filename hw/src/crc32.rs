@@ -22,6 +22,10 @@
 //! | S4..S3+P | undo the zero bytes of the last beat: `r ← A^(-8·2^b) r` when pad bit `b` is set | XOR ≤ 32, mux |
 //! | queue | result FIFO (33 words) for `m_crc` backpressure | — |
 //!
+//! [`Crc32::new_split`] moves part of S1's work into S2: partials over
+//! [`SUB_BITS`]-bit chunks (XOR ≤ 16), summed in S2 (XOR ≤ W/16 + 1); same
+//! latency, more partial flip-flops. [`Crc32::new`] is the table above.
+//!
 //! A last beat with `n` valid bytes is fed as a full beat whose `K-n` top
 //! bytes are zero; that multiplies the true register by `A^(8(K-n))`, which
 //! the correction stages take back off. So the loop never depends on
@@ -56,6 +60,10 @@ const RESULT_ADDR_BITS: usize = 5;
 // The queue (2^A + 1 words) holds every result the credit lets in.
 const _: () = assert!(RESULT_DEPTH <= (1 << RESULT_ADDR_BITS) + 1 && RESULT_DEPTH < 64);
 
+/// Chunk width of [`Crc32::new_split`]'s S1 partials.
+pub const SUB_BITS: usize = 16;
+const _: () = assert!(SUB_BITS == 16, "Crc32::update slices x0 by a literal 16");
+
 /// One CRC result as it waits in the output queue.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct CrcResult {
@@ -89,6 +97,9 @@ pub struct Crc32<const W: usize, const K: usize> {
     init0: DFF<Bits<32>>,
     // S1: partial parities, init contribution, keep checks.
     chunk: Vec<XorMatrix<64, 32>>,
+    /// With [`Crc32::new_split`]: the partials over [`SUB_BITS`]-bit
+    /// chunks instead (`chunk` is then empty, `p1` holds these).
+    sub: Vec<XorMatrix<SUB_BITS, 32>>,
     p1: Vec<DFF<Bits<32>>>,
     init_matrix: XorMatrix<32, 32>,
     q1: DFF<Bits<32>>,
@@ -126,9 +137,24 @@ fn full_rows(cols: &[u32]) -> Vec<Vec<u64>> {
 
 impl<const W: usize, const K: usize> Crc32<W, K> {
     pub fn new() -> Self {
+        Self::build(false)
+    }
+
+    /// The same engine with S1's partial parities over [`SUB_BITS`]-bit
+    /// chunks (rows of at most 16 inputs: two LUT4 levels) and S2 summing
+    /// `W / SUB_BITS` of them (at W=64 five inputs with the init term):
+    /// the work of a 64-input XOR row split over the two stages, the same
+    /// latency, `W / SUB_BITS * 32` partial flip-flops instead of `W / 2`.
+    pub fn new_split() -> Self {
+        Self::build(true)
+    }
+
+    fn build(split: bool) -> Self {
         check_width("Crc32", W, K);
         assert!(K <= 1 << PAD_BITS);
-        let chunks = W / 64;
+        let chunks = if split { 0 } else { W / 64 };
+        let subs = if split { W / SUB_BITS } else { 0 };
+        let partials = chunks + subs;
         let stages = K.trailing_zeros() as usize;
         let data = gf2::data(W);
         // For a packed keep with n bytes, keep[i] = (i < n), and bit b of
@@ -162,7 +188,10 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
             chunk: (0..chunks)
                 .map(|c| XorMatrix::new(full_rows(&data[c * 64..(c + 1) * 64])))
                 .collect(),
-            p1: (0..chunks).map(|_| Default::default()).collect(),
+            sub: (0..subs)
+                .map(|c| XorMatrix::new(full_rows(&data[c * SUB_BITS..(c + 1) * SUB_BITS])))
+                .collect(),
+            p1: (0..partials).map(|_| Default::default()).collect(),
             init_matrix: XorMatrix::new(full_rows(&gf2::advance(W))),
             q1: Default::default(),
             top_byte: XorMatrix::new(top_rows),
@@ -171,7 +200,7 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
             last1: Default::default(),
             err1: Default::default(),
             keep_max: Constant::new(((K - 1) as u64).into()),
-            sum: (0..=chunks).map(|_| Default::default()).collect(),
+            sum: (0..=partials).map(|_| Default::default()).collect(),
             d2: Default::default(),
             pad2: Default::default(),
             v2: Default::default(),
@@ -285,6 +314,11 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
         for c in 0..self.chunk.len() {
             self.chunk[c].x.next = self.x0.q.val().get_bits::<64>(c * 64);
             self.p1[c].d.next = self.chunk[c].y.val();
+        }
+        // (Literal 16s: hdl_gen emits a constant's name; SUB_BITS is 16.)
+        for c in 0..self.sub.len() {
+            self.sub[c].x.next = self.x0.q.val().get_bits::<16>(c * 16);
+            self.p1[c].d.next = self.sub[c].y.val();
         }
         self.init_matrix.x.next = self.init0.q.val();
         self.q1.d.next = self.init_matrix.y.val();

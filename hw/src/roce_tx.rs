@@ -30,7 +30,6 @@ use crate::crc32::Crc32;
 use crate::fifo::SyncFifo;
 use crate::gf2;
 use crate::prim::CountKeep;
-use crate::rx_prim::ByteRealign;
 use crate::stream::{check_width, StreamIn, StreamOut};
 use crate::tx_header::{body_shifts, header_lengths, TxHeader, HDR_BITS};
 use roce_wire::ethernet;
@@ -204,6 +203,69 @@ impl<const W: usize, const K: usize> Logic for FrontMerge<W, K> {
         }
         v.push_str("    y = body | hdr;\nend\n");
         Verilog::Custom(v)
+    }
+}
+
+/// The ICRC path's aligner: bytes `s .. s + K` of `prev ++ cur` for the
+/// one of two shifts (`E % K` of the two Ethernet header lengths) `tag`
+/// picks: a 2:1 multiplexer per bit on a flip-flop select, not a compare
+/// of a shift count.
+#[derive(LogicBlock)]
+pub struct EthDrop<const W: usize, const K: usize> {
+    pub prev: Signal<In, Bits<W>>,
+    pub cur: Signal<In, Bits<W>>,
+    pub tag: Signal<In, Bit>,
+    pub y: Signal<Out, Bits<W>>,
+    _plain: usize,
+    _tagged: usize,
+}
+
+impl<const W: usize, const K: usize> EthDrop<W, K> {
+    /// `plain`, `tagged`: the shifts for `tag` low and high, each 1..K-1.
+    pub fn new(plain: usize, tagged: usize) -> Self {
+        assert!((1..K).contains(&plain) && (1..K).contains(&tagged));
+        Self {
+            prev: Default::default(),
+            cur: Default::default(),
+            tag: Default::default(),
+            y: Default::default(),
+            _plain: plain,
+            _tagged: tagged,
+        }
+    }
+}
+
+impl<const W: usize, const K: usize> Logic for EthDrop<W, K> {
+    fn update(&mut self) {
+        let s = if self.tag.val() {
+            self._tagged
+        } else {
+            self._plain
+        };
+        let (p, c) = (self.prev.val(), self.cur.val());
+        let mut y = Bits::<W>::default();
+        for b in 0..W {
+            let at = b + 8 * s;
+            let v = if at < W {
+                p.get_bit(at)
+            } else {
+                c.get_bit(at - W)
+            };
+            y = y.replace_bit(b, v);
+        }
+        self.y.next = y;
+    }
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let moved = |s: usize| format!("{{cur[{}:0], prev[{}:{}]}}", 8 * s - 1, W - 1, 8 * s);
+        Verilog::Custom(format!(
+            "always @(*) y = tag ? {} : {};
+",
+            moved(self._tagged),
+            moved(self._plain)
+        ))
     }
 }
 
@@ -527,7 +589,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     /// beat, a mask registered from the count so no compare sits in front
     /// of the CRC's input register), or
     /// it leaves `fq_fc` bytes for a flush beat.
-    fq_e: DFF<Bits<8>>,
+    fq_tag: DFF<Bit>,
     fq_cn: DFF<Bit>,
     fq_ca: DFF<Bit>,
     fq_ctl: DFF<Bit>,
@@ -575,7 +637,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     one_beat: Constant<Bit>,
     fq_take: Signal<Local, Bit>,
     // ICRC path.
-    cshift: ByteRealign<W, K>,
+    cshift: EthDrop<W, K>,
     cmask: CrcMask<W, K>,
     crc: Crc32<W, K>,
     prev_c: DFF<Bits<W>>,
@@ -587,7 +649,13 @@ pub struct RoceTx<const W: usize, const K: usize> {
     flush_keep: DFF<Bits<K>>,
     flush_j: DFF<Bits<CJ_BITS>>,
     flush_v6: DFF<Bit>,
-    flush_e: DFF<Bits<8>>,
+    flush_tag: DFF<Bit>,
+    /// The CRC input's controls, the flush's or the front's (`flush`
+    /// picks), registered from their next values so the aligner's select
+    /// and `CrcMask`'s compares start at flip-flops.
+    ci_tag: DFF<Bit>,
+    ci_j: DFF<Bits<CJ_BITS>>,
+    ci_v6: DFF<Bit>,
     c_a: Signal<Local, Bits<5>>,
     c_e: Signal<Local, Bits<8>>,
     c_normal: Signal<Local, Bit>,
@@ -598,11 +666,16 @@ pub struct RoceTx<const W: usize, const K: usize> {
     /// Beside `mfifo`: each beat's byte count as a lane mask (the merge's).
     tfifo: SyncFifo<Bits<K>, 5, 6>,
     tcount: CountKeep<K>,
+    /// Beside `mfifo`: the last beat's output count (`fq_c0`) as a lane
+    /// mask, so the output `tkeep` is a pick of masks, no compare.
+    kfifo: SyncFifo<Bits<K>, 5, 6>,
+    k0count: CountKeep<K>,
+    /// The extra beat's count (`mfifo`'s top byte) as its lane mask.
+    xkeep: CountKeep<K>,
     merge: IcrcMerge<W, K>,
-    okeep: CountKeep<K>,
     extra: DFF<Bit>,
     extra_data: DFF<Bits<W>>,
-    extra_count: DFF<Bits<8>>,
+    extra_keep: DFF<Bits<K>>,
     extra_user: DFF<Bit>,
     oreg: AxisRegister<W, K>,
     m_last: Signal<Local, Bit>,
@@ -733,7 +806,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_last: Default::default(),
             fq_user: Default::default(),
             fq_kbad: Default::default(),
-            fq_e: Default::default(),
+            fq_tag: Default::default(),
             fq_cn: Default::default(),
             fq_ca: Default::default(),
             fq_ctl: Default::default(),
@@ -767,9 +840,9 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             u_fc: Default::default(),
             one_beat: Constant::new(header_lengths()[0] <= K),
             fq_take: Default::default(),
-            cshift: ByteRealign::new(&[eu, et]),
+            cshift: EthDrop::new(eu % K, et % K),
             cmask: Default::default(),
-            crc: Crc32::new(),
+            crc: Crc32::new_split(),
             prev_c: Default::default(),
             cj: Default::default(),
             cj_inc: Default::default(),
@@ -778,7 +851,10 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             flush_keep: Default::default(),
             flush_j: Default::default(),
             flush_v6: Default::default(),
-            flush_e: Default::default(),
+            flush_tag: Default::default(),
+            ci_tag: Default::default(),
+            ci_j: Default::default(),
+            ci_v6: Default::default(),
             c_a: Default::default(),
             c_e: Default::default(),
             c_normal: Default::default(),
@@ -787,11 +863,13 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             mfifo: SyncFifo::new(),
             tfifo: SyncFifo::new(),
             tcount: Default::default(),
+            kfifo: SyncFifo::new(),
+            k0count: Default::default(),
+            xkeep: Default::default(),
             merge: Default::default(),
-            okeep: Default::default(),
             extra: Default::default(),
             extra_data: Default::default(),
-            extra_count: Default::default(),
+            extra_keep: Default::default(),
             extra_user: Default::default(),
             oreg: AxisRegister::new(),
             m_last: Default::default(),
@@ -820,70 +898,21 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            r_ends,
-            r_spill,
-            r_c0,
-            r_c1,
-            r_ck,
-            r_fc,
-            hs,
-            go_q,
-            hbq,
-            ob1,
-            ob,
-            ib,
-            st,
-            last_q,
-            body_q,
-            more_q,
-            ilast_q,
-            need_q,
-            prev,
-            err,
-            in_done,
-            late,
-            drain,
-            err_pulse,
-            ep_a,
-            ep_k,
-            fq_valid,
-            fq_data,
-            fq_count,
-            fq_last,
-            fq_user,
-            fq_kbad,
-            fq_e,
-            fq_cn,
-            fq_ca,
-            fq_ctl,
-            fq_ckeep,
-            fq_fl,
-            fq_fc,
-            fq_v6,
-            fq_spill,
-            fq_c0,
-            fq_c1,
-            prev_c,
-            cj,
-            flush,
-            flush_keep,
-            flush_j,
-            flush_v6,
-            flush_e,
-            extra,
-            extra_data,
-            extra_count,
-            extra_user
+            self, clock, r_ends, r_spill, r_c0, r_c1, r_ck, r_fc, hs, go_q, hbq, ob1, ob, ib, st,
+            last_q, body_q, more_q, ilast_q, need_q, prev, err, in_done, late, drain, err_pulse,
+            ep_a, ep_k, fq_valid, fq_data, fq_count, fq_last, fq_user, fq_kbad, fq_tag, fq_cn,
+            fq_ca, fq_ctl, fq_ckeep, fq_fl, fq_fc, fq_v6, fq_spill, fq_c0, fq_c1, prev_c, cj,
+            flush, flush_keep, flush_j, flush_v6, flush_tag, ci_tag, ci_j, ci_v6, extra,
+            extra_data, extra_keep, extra_user
         );
-        clock!(self, clock, hb, crc, dfifo, mfifo, tfifo, oreg);
+        clock!(self, clock, hb, crc, dfifo, mfifo, tfifo, kfifo, oreg);
         self.oreg.reset.next = self.reset.val();
         self.hb.reset.next = self.reset.val();
         self.crc.reset.next = self.reset.val();
         self.dfifo.reset.next = self.reset.val();
         self.mfifo.reset.next = self.reset.val();
         self.tfifo.reset.next = self.reset.val();
+        self.kfifo.reset.next = self.reset.val();
         // Descriptor ports into the header assembly.
         self.hb.in_valid.next = self.s_hdr_valid.val();
         self.s_hdr_ready.next = self.hb.in_ready.val();
@@ -1098,7 +1127,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.err.d.next = true;
             }
             // The ICRC path's view of this beat.
-            self.fq_e.d.next = self.c_e.val();
+            self.fq_tag.d.next = self.hb.is_vlan.val();
             // `ob1` (beat index + 1, saturating far above the Ethernet
             // header) against the Ethernet header's beats + 1.
             self.fq_cn.d.next = self.ob1.q.val() > self.c_a.val();
@@ -1177,20 +1206,20 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.cshift.prev.next = self.prev_c.q.val();
         self.crc.s_init.next = self.icrc_init.val();
         self.crc.s_axis.tuser.next = false;
+        // The aligner and the masks read the registered controls (`ci_*`).
+        // `cur` needs no zeroing on a flush beat: its kept lanes
+        // (`flush_keep`, the last beat's bytes past `E % K`) all come from
+        // `prev`, and the CRC zeroes the lanes `tkeep` drops.
+        self.cshift.tag.next = self.ci_tag.q.val();
+        self.cshift.cur.next = self.fq_data.q.val();
+        self.cmask.j.next = self.ci_j.q.val();
+        self.cmask.v6.next = self.ci_v6.q.val();
         if self.flush.q.val() {
-            // The flush belongs to the previous frame: its own lane offset.
-            self.cshift.shift.next = self.flush_e.q.val();
-            self.cshift.cur.next = 0.into();
-            self.cmask.j.next = self.flush_j.q.val();
-            self.cmask.v6.next = self.flush_v6.q.val();
+            // The flush belongs to the previous frame.
             self.crc.s_axis.tkeep.next = self.flush_keep.q.val();
             self.crc.s_axis.tlast.next = true;
             self.crc.s_axis.tvalid.next = true;
         } else {
-            self.cshift.shift.next = self.fq_e.q.val();
-            self.cshift.cur.next = self.fq_data.q.val();
-            self.cmask.j.next = self.cj.q.val();
-            self.cmask.v6.next = self.fq_v6.q.val();
             self.crc.s_axis.tkeep.next = self.fq_ckeep.q.val();
             self.crc.s_axis.tlast.next = self.fq_ctl.q.val();
             self.crc.s_axis.tvalid.next = self.c_normal.val();
@@ -1218,7 +1247,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.flush.d.next = true;
                 self.flush_keep.d.next = self.fc_keep.keep.val();
                 self.flush_v6.d.next = self.fq_v6.q.val();
-                self.flush_e.d.next = self.fq_e.q.val();
+                self.flush_tag.d.next = self.fq_tag.q.val();
                 if self.c_normal.val() {
                     self.flush_j.d.next = self.cj_inc.val();
                 } else {
@@ -1234,11 +1263,13 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.tfifo.write.next = self.fq_take.val();
         self.tcount.c.next = self.fq_count.q.val();
         self.tfifo.data_in.next = self.tcount.keep.val();
+        self.kfifo.write.next = self.fq_take.val();
+        self.k0count.c.next = self.fq_c0.q.val();
+        self.kfifo.data_in.next = self.k0count.keep.val();
         self.mfifo.data_in.next = bit_cast::<32, 8>(self.fq_count.q.val())
             | (bit_cast::<32, 1>(self.fq_last.q.val().into()) << 8)
             | (bit_cast::<32, 1>((self.fq_user.q.val() | self.fq_kbad.q.val()).into()) << 9)
             | (bit_cast::<32, 1>(self.fq_spill.q.val().into()) << 10)
-            | (bit_cast::<32, 8>(self.fq_c0.q.val()) << 16)
             | (bit_cast::<32, 8>(self.fq_c1.q.val()) << 24);
 
         // ---- Tail: pass beats, merge the ICRC into each frame's last.
@@ -1250,12 +1281,13 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.dfifo.read.next = false;
         self.mfifo.read.next = false;
         self.tfifo.read.next = false;
+        self.kfifo.read.next = false;
         self.crc.m_crc.tready.next = false;
         self.oreg.s_axis.tuser.next = false;
-        self.okeep.c.next = self.lanes.val();
+        self.oreg.s_axis.tkeep.next = self.all_keep.val();
         if self.extra.q.val() {
             self.oreg.s_axis.tdata.next = self.extra_data.q.val();
-            self.okeep.c.next = self.extra_count.q.val();
+            self.oreg.s_axis.tkeep.next = self.extra_keep.q.val();
             self.oreg.s_axis.tlast.next = true;
             self.oreg.s_axis.tuser.next = self.extra_user.q.val();
             self.oreg.s_axis.tvalid.next = true;
@@ -1270,6 +1302,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
                 self.tfifo.read.next = true;
+                self.kfifo.read.next = true;
             }
         } else {
             self.oreg.s_axis.tdata.next = self.merge.y0.val();
@@ -1277,7 +1310,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             if self.mfifo.data_out.val().get_bit(10) {
                 self.oreg.s_axis.tlast.next = false;
             } else {
-                self.okeep.c.next = self.mfifo.data_out.val().get_bits::<8>(16);
+                self.oreg.s_axis.tkeep.next = self.kfifo.data_out.val();
                 self.oreg.s_axis.tlast.next = true;
                 self.oreg.s_axis.tuser.next = self.m_user.val();
             }
@@ -1286,6 +1319,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.dfifo.read.next = true;
                 self.mfifo.read.next = true;
                 self.tfifo.read.next = true;
+                self.kfifo.read.next = true;
                 self.crc.m_crc.tready.next = true;
                 if self.mfifo.data_out.val().get_bit(10) {
                     self.extra.d.next = true;
@@ -1296,10 +1330,10 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         // (only read then), so no handshake enables them.
         if !self.extra.q.val() {
             self.extra_data.d.next = self.merge.y1.val();
-            self.extra_count.d.next = self.mfifo.data_out.val().get_bits::<8>(24);
+            self.extra_keep.d.next = self.xkeep.keep.val();
             self.extra_user.d.next = self.m_user.val();
         }
-        self.oreg.s_axis.tkeep.next = self.okeep.keep.val();
+        self.xkeep.c.next = self.mfifo.data_out.val().get_bits::<8>(24);
         // Output register slice: every `m_axis` signal from a flip-flop.
         self.m_axis.tdata.next = self.oreg.m_axis.tdata.val();
         self.m_axis.tkeep.next = self.oreg.m_axis.tkeep.val();
@@ -1327,6 +1361,16 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         if self.st.d.val() {
             self.last_q.d.next = self.hb.next_first_last.val();
             self.need_q.d.next = self.hb.next_first_need.val();
+        }
+        // The CRC input's controls for the next beat, from the next values.
+        if self.flush.d.val() {
+            self.ci_tag.d.next = self.flush_tag.d.val();
+            self.ci_j.d.next = self.flush_j.d.val();
+            self.ci_v6.d.next = self.flush_v6.d.val();
+        } else {
+            self.ci_tag.d.next = self.fq_tag.d.val();
+            self.ci_j.d.next = self.cj.d.val();
+            self.ci_v6.d.next = self.fq_v6.d.val();
         }
     }
 }
