@@ -130,6 +130,27 @@ impl<const W: usize, const K: usize> Logic for KeepMask<W, K> {
     }
 }
 
+/// Bytes `s .. s + K` of the byte stream `prev ++ cur` (byte 0 in the low
+/// bits of `prev`): what [`FrontMerge`] and [`EthDrop`] pick between.
+fn moved<const W: usize>(prev: Bits<W>, cur: Bits<W>, s: usize) -> Bits<W> {
+    let mut y = Bits::<W>::default();
+    for b in 0..W {
+        let at = b + 8 * s;
+        let v = if at < W {
+            prev.get_bit(at)
+        } else {
+            cur.get_bit(at - W)
+        };
+        y = y.replace_bit(b, v);
+    }
+    y
+}
+
+/// [`moved`] as a Verilog expression of `prev` and `cur`, for `s` in 1..K-1.
+fn moved_verilog(w: usize, s: usize) -> String {
+    format!("{{cur[{}:0], prev[{}:{}]}}", 8 * s - 1, w - 1, 8 * s)
+}
+
 /// The front's beat: bytes `s .. s + K` of `prev ++ cur` for the shift `s =
 /// shifts[idx]` (the payload moved behind the header's tail), ORed with the
 /// header bytes `hdr`. `idx` is a dense index (`body_idx`), so the choice is
@@ -169,26 +190,13 @@ impl<const W: usize, const K: usize> Logic for FrontMerge<W, K> {
     fn update(&mut self) {
         let code = self.idx.val().index() & ((1 << self.bits()) - 1);
         let s = self._shifts[code.min(self._shifts.len() - 1)];
-        let (p, c) = (self.prev.val(), self.cur.val());
-        let mut y = self.hdr.val();
-        for b in 0..W {
-            let at = b + 8 * s;
-            let v = if at < W {
-                p.get_bit(at)
-            } else {
-                c.get_bit(at - W)
-            };
-            if v {
-                y = y.replace_bit(b, true);
-            }
-        }
-        self.y.next = y;
+        self.y.next = self.hdr.val() | moved(self.prev.val(), self.cur.val(), s);
     }
     fn connect(&mut self) {
         self.y.connect();
     }
     fn hdl(&self) -> Verilog {
-        let moved = |s: usize| format!("{{cur[{}:0], prev[{}:{}]}}", 8 * s - 1, W - 1, 8 * s);
+        let moved = |s: usize| moved_verilog(W, s);
         let bits = self.bits();
         let mut v = format!("reg [{}:0] body;\nalways @(*) begin\n", W - 1);
         if bits == 0 {
@@ -242,29 +250,16 @@ impl<const W: usize, const K: usize> Logic for EthDrop<W, K> {
         } else {
             self._plain
         };
-        let (p, c) = (self.prev.val(), self.cur.val());
-        let mut y = Bits::<W>::default();
-        for b in 0..W {
-            let at = b + 8 * s;
-            let v = if at < W {
-                p.get_bit(at)
-            } else {
-                c.get_bit(at - W)
-            };
-            y = y.replace_bit(b, v);
-        }
-        self.y.next = y;
+        self.y.next = moved(self.prev.val(), self.cur.val(), s);
     }
     fn connect(&mut self) {
         self.y.connect();
     }
     fn hdl(&self) -> Verilog {
-        let moved = |s: usize| format!("{{cur[{}:0], prev[{}:{}]}}", 8 * s - 1, W - 1, 8 * s);
         Verilog::Custom(format!(
-            "always @(*) y = tag ? {} : {};
-",
-            moved(self._tagged),
-            moved(self._plain)
+            "always @(*) y = tag ? {} : {};\n",
+            moved_verilog(W, self._tagged),
+            moved_verilog(W, self._plain)
         ))
     }
 }
