@@ -318,9 +318,10 @@ pub struct RxCtl {
 }
 
 /// The rest of a queued entry: fields that pass to the descriptor without
-/// a decision. Held in a [`RamQueue`], read at its registered
-/// pointer straight into the output slice, so the take moves no register
-/// of them.
+/// a decision. Held in two [`RamQueue`]s (this and [`RxData2`]), each
+/// read at its own registered pointer straight into the output slice, so
+/// the take moves no register of them and no pointer reaches more than
+/// ~22 LUT-RAM cells.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct RxData {
     pub ipv6: Bit,
@@ -330,6 +331,11 @@ pub struct RxData {
     pub pkey: Bits<16>,
     pub fb: Bits<8>,
     pub destqp: Bits<24>,
+}
+
+/// The second half of [`RxData`].
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct RxData2 {
     pub ack: Bits<8>,
     pub psn: Bits<24>,
     pub pay_len: Bits<16>,
@@ -742,11 +748,13 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     ram: BramOutReg<Bits<W>, A>,
     r_entry: DFF<RxEntry>,
     r_data: DFF<RxData>,
+    r_data2: DFF<RxData2>,
     r_ext: DFF<Bits<EXT_BITS>>,
     // A frame's entry, queued in two parts written and popped together
     // (at most MAX_FRAMES entries wait, so neither fills).
     entries: SyncFifo<RxCtl, 5, 6>,
     fields: RamQueue<RxData, 5>,
+    fields2: RamQueue<RxData2, 5>,
     // The extension word in two more queues, each with its own read
     // pointer: no pointer reaches more than ~60 LUT-RAM cells.
     ext_lo: RamQueue<Bits<EXT_HALF>, 5>,
@@ -1210,9 +1218,11 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ram: BramOutReg::new(),
             r_entry: Default::default(),
             r_data: Default::default(),
+            r_data2: Default::default(),
             r_ext: Default::default(),
             entries: SyncFifo::new(),
             fields: RamQueue::new(),
+            fields2: RamQueue::new(),
             ext_lo: RamQueue::new(),
             ext_hi: RamQueue::new(),
             ext_word: Default::default(),
@@ -1553,6 +1563,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             wptr,
             r_entry,
             r_data,
+            r_data2,
             r_ext,
             frames,
             job_active,
@@ -1572,8 +1583,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             left_one
         );
         clock!(
-            self, clock, cap, csum, crc, entries, fields, ext_lo, ext_hi, csums, jobs, hs, cs, cr,
-            ob_data, ob_keep, ob_last
+            self, clock, cap, csum, crc, entries, fields, fields2, ext_lo, ext_hi, csums, jobs, hs,
+            cs, cr, ob_data, ob_keep, ob_last
         );
         self.ram.clock.next = self.clock.val();
         for i in 0..self.counts.len() {
@@ -2097,14 +2108,14 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.r_data.d.next.pkey = self.pkey5.q.val();
             self.r_data.d.next.fb = self.fb5.q.val();
             self.r_data.d.next.destqp = self.qp5.q.val();
-            self.r_data.d.next.ack = self.ack5.q.val();
-            self.r_data.d.next.psn = self.psn5.q.val();
-            self.r_data.d.next.pay_len = bit_cast::<16, 18>(self.pay_len5.q.val());
+            self.r_data2.d.next.ack = self.ack5.q.val();
+            self.r_data2.d.next.psn = self.psn5.q.val();
+            self.r_data2.d.next.pay_len = bit_cast::<16, 18>(self.pay_len5.q.val());
             self.r_entry.d.next.last_n =
                 bit_cast::<8, 18>(((self.pay_len5.q.val() - 1) & self.c_kmask.val()) + 1);
             self.r_ext.d.next = self.ext5.q.val();
-            self.r_data.d.next.ext_present = self.info5.q.val().get_bits::<8>(8);
-            self.r_data.d.next.immdt = self.o_immdt.y.val();
+            self.r_data2.d.next.ext_present = self.info5.q.val().get_bits::<8>(8);
+            self.r_data2.d.next.immdt = self.o_immdt.y.val();
         }
 
         // ---- S6: frame buffer; a frame's entry is queued once its writes are.
@@ -2139,6 +2150,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.entries.data_in.next.last_n = self.r_entry.q.val().last_n;
         self.fields.write.next = self.fl_pending.q.val() & !self.entries.full.val();
         self.fields.data_in.next = self.r_data.q.val();
+        self.fields2.write.next = self.fl_pending.q.val() & !self.entries.full.val();
+        self.fields2.data_in.next = self.r_data2.q.val();
         self.ext_lo.write.next = self.fl_pending.q.val() & !self.entries.full.val();
         self.ext_lo.data_in.next = self.r_ext.q.val().get_bits::<EXT_HALF>(0);
         self.ext_hi.write.next = self.fl_pending.q.val() & !self.entries.full.val();
@@ -2164,7 +2177,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             | !self.cr.m_data.val();
         self.e_flags.next = self.fields.data_out.val().flags;
         self.e_fb.next = self.fields.data_out.val().fb;
-        self.e_ack.next = self.fields.data_out.val().ack;
+        self.e_ack.next = self.fields2.data_out.val().ack;
         self.cr.s_valid.next = self.crc.m_crc.tvalid.val();
         self.cr.s_data.next = self.crc_ok.val();
         self.crc.m_crc.tready.next = self.cr.s_ready.val();
@@ -2224,9 +2237,9 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.hs.s_data.next.becn = self.e_fb.val().get_bit(6);
         self.hs.s_data.next.destqp = self.fields.data_out.val().destqp;
         self.hs.s_data.next.ackreq = self.e_ack.val().get_bit(7);
-        self.hs.s_data.next.psn = self.fields.data_out.val().psn;
-        self.hs.s_data.next.payload_len = self.fields.data_out.val().pay_len;
-        self.hs.s_data.next.ext = self.fields.data_out.val().ext_present;
+        self.hs.s_data.next.psn = self.fields2.data_out.val().psn;
+        self.hs.s_data.next.payload_len = self.fields2.data_out.val().pay_len;
+        self.hs.s_data.next.ext = self.fields2.data_out.val().ext_present;
         self.ext_word.next = (bit_cast::<EXT_BITS, EXT_HALF>(self.ext_hi.data_out.val())
             << self.c_ext_half.val())
             | bit_cast::<EXT_BITS, EXT_HALF>(self.ext_lo.data_out.val());
@@ -2257,9 +2270,10 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.o_deth_qkey.sel.next = 0.into();
         self.o_deth_srcqp.x.next = self.hs.m_data.val().ext_word;
         self.o_deth_srcqp.sel.next = 0.into();
-        self.hs.s_data.next.immdt = self.fields.data_out.val().immdt;
+        self.hs.s_data.next.immdt = self.fields2.data_out.val().immdt;
         self.entries.read.next = self.hdr_take.val();
         self.fields.read.next = self.hdr_take.val();
+        self.fields2.read.next = self.hdr_take.val();
         self.ext_lo.read.next = self.hdr_take.val();
         self.ext_hi.read.next = self.hdr_take.val();
         self.cs.m_ready.next = self.hdr_take.val();
@@ -2398,6 +2412,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.crc.reset.next = self.reset.val();
         self.entries.reset.next = self.reset.val();
         self.fields.reset.next = self.reset.val();
+        self.fields2.reset.next = self.reset.val();
         self.ext_lo.reset.next = self.reset.val();
         self.ext_hi.reset.next = self.reset.val();
         self.csums.reset.next = self.reset.val();
