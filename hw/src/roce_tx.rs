@@ -30,6 +30,7 @@ use crate::crc32::Crc32;
 use crate::fifo::SyncFifo;
 use crate::gf2;
 use crate::prim::CountKeep;
+use crate::rx_prim::{funnel, funnel_verilog};
 use crate::stream::{check_width, StreamIn, StreamOut};
 use crate::tx_header::{body_shifts, header_lengths, TxHeader, HDR_BITS};
 use roce_wire::ethernet;
@@ -130,27 +131,6 @@ impl<const W: usize, const K: usize> Logic for KeepMask<W, K> {
     }
 }
 
-/// Bytes `s .. s + K` of the byte stream `prev ++ cur` (byte 0 in the low
-/// bits of `prev`): what [`FrontMerge`] and [`EthDrop`] pick between.
-fn moved<const W: usize>(prev: Bits<W>, cur: Bits<W>, s: usize) -> Bits<W> {
-    let mut y = Bits::<W>::default();
-    for b in 0..W {
-        let at = b + 8 * s;
-        let v = if at < W {
-            prev.get_bit(at)
-        } else {
-            cur.get_bit(at - W)
-        };
-        y = y.replace_bit(b, v);
-    }
-    y
-}
-
-/// [`moved`] as a Verilog expression of `prev` and `cur`, for `s` in 1..K-1.
-fn moved_verilog(w: usize, s: usize) -> String {
-    format!("{{cur[{}:0], prev[{}:{}]}}", 8 * s - 1, w - 1, 8 * s)
-}
-
 /// The front's beat: bytes `s .. s + K` of `prev ++ cur` for the shift `s =
 /// shifts[idx]` (the payload moved behind the header's tail), ORed with the
 /// header bytes `hdr`. `idx` is a dense index (`body_idx`), so the choice is
@@ -190,13 +170,13 @@ impl<const W: usize, const K: usize> Logic for FrontMerge<W, K> {
     fn update(&mut self) {
         let code = self.idx.val().index() & ((1 << self.bits()) - 1);
         let s = self._shifts[code.min(self._shifts.len() - 1)];
-        self.y.next = self.hdr.val() | moved(self.prev.val(), self.cur.val(), s);
+        self.y.next = self.hdr.val() | funnel(self.prev.val(), self.cur.val(), s);
     }
     fn connect(&mut self) {
         self.y.connect();
     }
     fn hdl(&self) -> Verilog {
-        let moved = |s: usize| moved_verilog(W, s);
+        let moved = |s: usize| funnel_verilog(W, s);
         let bits = self.bits();
         let mut v = format!("reg [{}:0] body;\nalways @(*) begin\n", W - 1);
         if bits == 0 {
@@ -250,7 +230,7 @@ impl<const W: usize, const K: usize> Logic for EthDrop<W, K> {
         } else {
             self._plain
         };
-        self.y.next = moved(self.prev.val(), self.cur.val(), s);
+        self.y.next = funnel(self.prev.val(), self.cur.val(), s);
     }
     fn connect(&mut self) {
         self.y.connect();
@@ -258,8 +238,8 @@ impl<const W: usize, const K: usize> Logic for EthDrop<W, K> {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
             "always @(*) y = tag ? {} : {};\n",
-            moved_verilog(W, self._tagged),
-            moved_verilog(W, self._plain)
+            funnel_verilog(W, self._tagged),
+            funnel_verilog(W, self._plain)
         ))
     }
 }

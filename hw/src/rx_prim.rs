@@ -135,6 +135,29 @@ impl<const N: usize, const M: usize> Logic for ByteSelect<N, M> {
     }
 }
 
+/// Bytes `s .. s + K` of the byte string `prev ++ cur` (byte 0 in the
+/// low bits of `prev`): the funnel that [`ByteRealign`] and the TX
+/// aligners (`roce_tx::FrontMerge`, `roce_tx::EthDrop`) pick between.
+pub(crate) fn funnel<const W: usize>(prev: Bits<W>, cur: Bits<W>, s: usize) -> Bits<W> {
+    let mut y = Bits::<W>::default();
+    for b in 0..W {
+        let at = b + 8 * s;
+        let v = if at < W {
+            prev.get_bit(at)
+        } else {
+            cur.get_bit(at - W)
+        };
+        y = y.replace_bit(b, v);
+    }
+    y
+}
+
+/// [`funnel`] as a Verilog expression of `prev` and `cur`, for `s` in
+/// 1..K-1 (`s = 0` is `prev`).
+pub(crate) fn funnel_verilog(w: usize, s: usize) -> String {
+    format!("{{cur[{}:0], prev[{}:{}]}}", 8 * s - 1, w - 1, 8 * s)
+}
+
 /// `y` = bytes `shift .. shift + K` of the byte string `prev ++ cur`.
 #[derive(LogicBlock)]
 pub struct ByteRealign<const W: usize, const K: usize> {
@@ -166,17 +189,7 @@ impl<const W: usize, const K: usize> Logic for ByteRealign<W, K> {
     fn update(&mut self) {
         let s = self.shift.val().index();
         let s = if self._shifts.contains(&s) { s } else { 0 };
-        let (p, c) = (self.prev.val(), self.cur.val());
-        let mut y = Bits::<W>::default();
-        for i in 0..K {
-            let v = if i + s < K {
-                byte_of(&p, i + s)
-            } else {
-                byte_of(&c, i + s - K)
-            };
-            y = put_byte(y, i, v);
-        }
-        self.y.next = y;
+        self.y.next = funnel(self.prev.val(), self.cur.val(), s);
     }
     fn connect(&mut self) {
         self.y.connect();
@@ -184,12 +197,7 @@ impl<const W: usize, const K: usize> Logic for ByteRealign<W, K> {
     fn hdl(&self) -> Verilog {
         let mut b = String::from("always @(*) begin\n    case (shift)\n");
         for &s in self._shifts.iter().filter(|&&s| s != 0) {
-            b.push_str(&format!(
-                "    8'd{s}: y = {{cur[{}:0], prev[{}:{}]}};\n",
-                8 * s - 1,
-                W - 1,
-                8 * s
-            ));
+            b.push_str(&format!("    8'd{s}: y = {};\n", funnel_verilog(W, s)));
         }
         b.push_str("    default: y = prev;\n    endcase\nend\n");
         Verilog::Custom(b)
