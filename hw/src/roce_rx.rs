@@ -486,6 +486,14 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     // that updates with its inputs.
     lay_v6: DFF<Bit>,
     lay_v4: DFF<Bit>,
+    // Copies of `o_tag` and `lay_v6` for half of S1's field selects (the
+    // checksum's, UDP's and BTH's; the originals drive the other IP
+    // fields' and the extension headers'), so no one flag register drives
+    // all of them and sits by them, far from the logic that computes it.
+    // They hold the inverted value, or yosys would merge them with the
+    // originals.
+    o_tag_n: DFF<Bit>,
+    lay_v6_n: DFF<Bit>,
     tag_n: Signal<Local, Bit>,
     ov6_n: Signal<Local, Bit>,
     ov4_n: Signal<Local, Bit>,
@@ -505,6 +513,9 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     v6_1: Signal<Local, Bit>,
     v4_1: Signal<Local, Bit>,
     sel1: Signal<Local, Bits<2>>,
+    tagged1b: Signal<Local, Bit>,
+    v6_1b: Signal<Local, Bit>,
+    sel1b: Signal<Local, Bits<2>>,
     f_ipb0: ByteSelect<HDR_BITS, 8>,
     f_tot: ByteSelect<HDR_BITS, 16>,
     f_frag: ByteSelect<HDR_BITS, 16>,
@@ -988,6 +999,8 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             i_v4: Default::default(),
             lay_v6: Default::default(),
             lay_v4: Default::default(),
+            o_tag_n: Default::default(),
+            lay_v6_n: Default::default(),
             tag_n: Default::default(),
             ov6_n: Default::default(),
             ov4_n: Default::default(),
@@ -1008,6 +1021,9 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             v6_1: Default::default(),
             v4_1: Default::default(),
             sel1: Default::default(),
+            tagged1b: Default::default(),
+            v6_1b: Default::default(),
+            sel1b: Default::default(),
             f_ipb0: ByteSelect::new(field_at(ip, ipv4::field::VER_IHL)),
             f_tot: ByteSelect::new(field_at(ip, ipv4::field::LENGTH.start)),
             f_frag: ByteSelect::new(field_at(ip, ipv4::field::FLG_OFF.start)),
@@ -1384,6 +1400,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             i_v4,
             lay_v6,
             lay_v4,
+            o_tag_n,
+            lay_v6_n,
             take_q,
             onehot_q,
             v1,
@@ -1645,15 +1663,18 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         }
         if self.fire.val() {
             self.o_tag.d.next = self.tag_n.val();
+            self.o_tag_n.d.next = !self.tag_n.val();
             self.o_v6.d.next = self.ov6_n.val();
             self.o_v4.d.next = self.ov4_n.val();
             self.i_v6.d.next = self.iv6_n.val();
             self.i_v4.d.next = self.iv4_n.val();
             if self.tag_n.val() {
                 self.lay_v6.d.next = self.iv6_n.val();
+                self.lay_v6_n.d.next = !self.iv6_n.val();
                 self.lay_v4.d.next = self.iv4_n.val();
             } else {
                 self.lay_v6.d.next = self.ov6_n.val();
+                self.lay_v6_n.d.next = !self.ov6_n.val();
                 self.lay_v4.d.next = self.ov4_n.val();
             }
         }
@@ -1677,6 +1698,17 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         } else {
             self.sel1.next = 0.into();
         }
+        self.tagged1b.next = !self.o_tag_n.q.val();
+        self.v6_1b.next = !self.lay_v6_n.q.val();
+        if self.tagged1b.val() & self.v6_1b.val() {
+            self.sel1b.next = 3.into();
+        } else if self.v6_1b.val() {
+            self.sel1b.next = 2.into();
+        } else if self.tagged1b.val() {
+            self.sel1b.next = 1.into();
+        } else {
+            self.sel1b.next = 0.into();
+        }
         self.f_ipb0.x.next = self.cap.v.val();
         self.f_ipb0.sel.next = self.sel1.val();
         self.f_tot.x.next = self.cap.v.val();
@@ -1690,29 +1722,29 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.f_nh.x.next = self.cap.v.val();
         self.f_nh.sel.next = self.sel1.val();
         self.f_usrc.x.next = self.cap.v.val();
-        self.f_usrc.sel.next = self.sel1.val();
+        self.f_usrc.sel.next = self.sel1b.val();
         self.f_udst.x.next = self.cap.v.val();
-        self.f_udst.sel.next = self.sel1.val();
+        self.f_udst.sel.next = self.sel1b.val();
         self.f_ulen.x.next = self.cap.v.val();
-        self.f_ulen.sel.next = self.sel1.val();
+        self.f_ulen.sel.next = self.sel1b.val();
         self.f_op.x.next = self.cap.v.val();
-        self.f_op.sel.next = self.sel1.val();
+        self.f_op.sel.next = self.sel1b.val();
         self.f_flags.x.next = self.cap.v.val();
-        self.f_flags.sel.next = self.sel1.val();
+        self.f_flags.sel.next = self.sel1b.val();
         self.f_pkey.x.next = self.cap.v.val();
-        self.f_pkey.sel.next = self.sel1.val();
+        self.f_pkey.sel.next = self.sel1b.val();
         self.f_fb.x.next = self.cap.v.val();
-        self.f_fb.sel.next = self.sel1.val();
+        self.f_fb.sel.next = self.sel1b.val();
         self.f_qp.x.next = self.cap.v.val();
-        self.f_qp.sel.next = self.sel1.val();
+        self.f_qp.sel.next = self.sel1b.val();
         self.f_ack.x.next = self.cap.v.val();
-        self.f_ack.sel.next = self.sel1.val();
+        self.f_ack.sel.next = self.sel1b.val();
         self.f_psn.x.next = self.cap.v.val();
-        self.f_psn.sel.next = self.sel1.val();
+        self.f_psn.sel.next = self.sel1b.val();
         self.f_ext.x.next = self.cap.v.val();
         self.f_ext.sel.next = self.sel1.val();
         self.f_csum.x.next = self.cap.v.val();
-        self.f_csum.sel.next = self.sel1.val();
+        self.f_csum.sel.next = self.sel1b.val();
         self.csum.x.next = self.f_csum.y.val();
         self.csum.ihl.next = self.f_ipb0.y.val().get_bits::<4>(0);
         self.csum.tag_in.next = self.v1.q.val() & self.l1.q.val();
