@@ -491,7 +491,8 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     // fields' and the extension headers'), so no one flag register drives
     // all of them and sits by them, far from the logic that computes it.
     // They hold the inverted value, or yosys would merge them with the
-    // originals.
+    // originals (a keep attribute does not stop that); their `_n` is "not",
+    // not "next" as in `tag_n` below. `tagged1b` / `v6_1b` undo it.
     o_tag_n: DFF<Bit>,
     lay_v6_n: DFF<Bit>,
     tag_n: Signal<Local, Bit>,
