@@ -591,12 +591,6 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         ));
         // Stage 0 registers the descriptor and the ROM's outputs (`d_`
         // names), so no add sits behind the ROM; stage 1's registers (`r_`).
-        // The ROM's registers reset synchronously (the value is never read:
-        // `v0` clears with them). Meant to keep ROM terms off their LSR
-        // (0.42 ns setup on ECP5): yosys still ORs a ROM term into `reset`
-        // on 11 of them (11 before too, some of them others). Resetting
-        // to values no ROM term shares frees the LSR of every one but
-        // measured lower (docs/BENCHMARKS.md, `roce_tx` fifth pass).
         let mut regs = String::new();
         let mut loads0 = String::new();
         let mut loads = String::new();
@@ -612,14 +606,10 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         v.push_str(&format!(
             "reg [3:0] d_pat;\nreg d_kn, d_hp;\nreg [4:0] d_ext_len;\nreg [6:0] d_l4_base, d_ipt_base;\n\
              reg [15:0] d_ck0, d_ck1;\n\
-             always @(posedge clock) begin\n{loads0}end\n\
-             always @(posedge clock) begin\n    if (reset) begin\n\
-             \x20       d_pat <= 4'd0;\n        d_kn <= 1'b0;\n        d_hp <= 1'b0;\n        d_ext_len <= 5'd0;\n\
-             \x20       d_l4_base <= 7'd0;\n        d_ipt_base <= 7'd0;\n        d_ck0 <= 16'd0;\n        d_ck1 <= 16'd0;\n\
-             \x20   end else begin\n\
-             \x20       d_pat <= pat;\n        d_kn <= kn;\n        d_hp <= hp;\n        d_ext_len <= ext_len;\n\
-             \x20       d_l4_base <= l4_base;\n        d_ipt_base <= ipt_base;\n        d_ck0 <= ck0;\n        d_ck1 <= ck1;\n\
-             \x20   end\nend\n"
+             always @(posedge clock) begin\n{loads0}\
+             \x20   d_pat <= pat;\n    d_kn <= kn;\n    d_hp <= hp;\n    d_ext_len <= ext_len;\n\
+             \x20   d_l4_base <= l4_base;\n    d_ipt_base <= ipt_base;\n    d_ck0 <= ck0;\n    d_ck1 <= ck1;\n\
+             end\n"
         ));
         v.push_str(&format!(
             "reg [3:0] pat1;\nreg kn1, hp1;\nreg [4:0] ext1;\nreg [6:0] l4b1, iptb1;\n\
