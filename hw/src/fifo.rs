@@ -14,6 +14,14 @@
 //! at `data_out` two cycles later at the earliest. `write` when `full` and
 //! `read` when `empty` are ignored.
 //!
+//! [`FifoLane`] is a FIFO's storage alone (the RAM and the output
+//! register), driven by a [`SyncFifo`]'s `lane_*` outputs: words written and
+//! popped in the same cycles as that FIFO's, in one pointer set. Several
+//! queues that move together (a beat and its side fields) then keep one
+//! set of pointers, occupancy and flags, so the pop's fan-out is one
+//! control and the lanes' output-register enables, not one control per
+//! queue.
+//!
 //! [`RamQueue`] holds the wide part of such a FIFO's words without an
 //! output register or flags of its own: its head is the RAM's read at a
 //! registered pointer, for a wide word whose pop is a late handshake (a pop
@@ -33,11 +41,17 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     pub read: Signal<In, Bit>,
     pub data_out: Signal<Out, D>,
     pub empty: Signal<Out, Bit>,
-    ram: LutRam<D, A>,
+    /// The storage's controls, for companion [`FifoLane`]s: store
+    /// `data_in` at `lane_waddr`; load the output register from
+    /// `lane_raddr`.
+    pub lane_store: Signal<Out, Bit>,
+    pub lane_waddr: Signal<Out, Bits<A>>,
+    pub lane_load: Signal<Out, Bit>,
+    pub lane_raddr: Signal<Out, Bits<A>>,
+    lane: FifoLane<D, A>,
     wptr: DFF<Bits<AP1>>,
     rptr: DFF<Bits<AP1>>,
     out_valid: DFF<Bit>,
-    out_data: DFF<D>,
     /// The RAM is full / holds a word, as of this cycle (registered).
     full_q: DFF<Bit>,
     nonempty_q: DFF<Bit>,
@@ -77,11 +91,14 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             read: Default::default(),
             data_out: Default::default(),
             empty: Default::default(),
-            ram: LutRam::new(),
+            lane_store: Default::default(),
+            lane_waddr: Default::default(),
+            lane_load: Default::default(),
+            lane_raddr: Default::default(),
+            lane: FifoLane::new(),
             wptr: Default::default(),
             rptr: Default::default(),
             out_valid: Default::default(),
-            out_data: Default::default(),
             full_q: Default::default(),
             nonempty_q: Default::default(),
             occ: Default::default(),
@@ -110,30 +127,34 @@ impl<D: Synth, const A: usize, const AP1: usize> Default for SyncFifo<D, A, AP1>
 impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wptr, rptr, out_valid, out_data, full_q, nonempty_q, occ);
-        clock!(self, clock, ram);
+        dff_setup!(self, clock, wptr, rptr, out_valid, full_q, nonempty_q, occ);
+        clock!(self, clock, lane);
         // RAM full / empty, from flip-flops (set from the next pointers below).
         self.full.next = self.full_q.q.val();
         self.ram_empty.next = !self.nonempty_q.q.val();
         // Write side.
         self.store.next = self.write.val() & !self.full.val();
-        self.ram.write_enable.next = self.store.val();
-        self.ram.write_address.next = bit_cast::<A, AP1>(self.wptr.q.val() & self.addr_mask.val());
-        self.ram.write_data.next = self.data_in.val();
+        self.lane_store.next = self.store.val();
+        self.lane_waddr.next = bit_cast::<A, AP1>(self.wptr.q.val() & self.addr_mask.val());
         if self.store.val() {
             self.wptr.d.next = self.wptr.q.val() + 1;
         }
         // Read side: refill the output register when it is free or taken.
-        self.ram.read_address.next = bit_cast::<A, AP1>(self.rptr.q.val() & self.addr_mask.val());
+        self.lane_raddr.next = bit_cast::<A, AP1>(self.rptr.q.val() & self.addr_mask.val());
         self.load.next = !self.ram_empty.val() & (!self.out_valid.q.val() | self.read.val());
+        self.lane_load.next = self.load.val();
         if self.load.val() {
-            self.out_data.d.next = self.ram.read_data.val();
             self.out_valid.d.next = true;
             self.rptr.d.next = self.rptr.q.val() + 1;
         } else if self.read.val() {
             self.out_valid.d.next = false;
         }
-        self.data_out.next = self.out_data.q.val();
+        self.lane.store.next = self.lane_store.val();
+        self.lane.waddr.next = self.lane_waddr.val();
+        self.lane.data_in.next = self.data_in.val();
+        self.lane.load.next = self.lane_load.val();
+        self.lane.raddr.next = self.lane_raddr.val();
+        self.data_out.next = self.lane.data_out.val();
         self.empty.next = !self.out_valid.q.val();
         // The RAM's occupancy and flags move by one word at most. The flags
         // are decided for `read` low (load = load0) and high (load =
@@ -168,6 +189,62 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
             self.full_q.d.next = false;
             self.nonempty_q.d.next = false;
         }
+    }
+}
+
+/// A [`SyncFifo`]'s storage: `2^A` words of LUT RAM and the output
+/// register, driven by that FIFO's `lane_*` outputs (its own storage is one
+/// of these). A companion lane's `data_in` is stored in the cycles the
+/// FIFO stores its own word, and its `data_out` is the word that moves with
+/// the FIFO's `data_out`.
+#[derive(LogicBlock)]
+pub struct FifoLane<D: Synth, const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub store: Signal<In, Bit>,
+    pub waddr: Signal<In, Bits<A>>,
+    pub data_in: Signal<In, D>,
+    pub load: Signal<In, Bit>,
+    pub raddr: Signal<In, Bits<A>>,
+    pub data_out: Signal<Out, D>,
+    ram: LutRam<D, A>,
+    out_data: DFF<D>,
+}
+
+impl<D: Synth, const A: usize> FifoLane<D, A> {
+    pub fn new() -> Self {
+        Self {
+            clock: Default::default(),
+            store: Default::default(),
+            waddr: Default::default(),
+            data_in: Default::default(),
+            load: Default::default(),
+            raddr: Default::default(),
+            data_out: Default::default(),
+            ram: LutRam::new(),
+            out_data: Default::default(),
+        }
+    }
+}
+
+impl<D: Synth, const A: usize> Default for FifoLane<D, A> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<D: Synth, const A: usize> Logic for FifoLane<D, A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, out_data);
+        clock!(self, clock, ram);
+        self.ram.write_enable.next = self.store.val();
+        self.ram.write_address.next = self.waddr.val();
+        self.ram.write_data.next = self.data_in.val();
+        self.ram.read_address.next = self.raddr.val();
+        if self.load.val() {
+            self.out_data.d.next = self.ram.read_data.val();
+        }
+        self.data_out.next = self.out_data.q.val();
     }
 }
 
@@ -317,6 +394,99 @@ mod tests {
             sim.done(x)
         });
         sim.run(Box::new(F::new()), 200_000).unwrap();
+    }
+
+    /// A [`SyncFifo`] with one companion [`FifoLane`], for the test below.
+    #[derive(LogicBlock)]
+    struct LanePair {
+        clock: Signal<In, Clock>,
+        reset: Signal<In, Bit>,
+        write: Signal<In, Bit>,
+        data_in: Signal<In, Bits<8>>,
+        side_in: Signal<In, Bits<8>>,
+        read: Signal<In, Bit>,
+        data_out: Signal<Out, Bits<8>>,
+        side_out: Signal<Out, Bits<8>>,
+        empty: Signal<Out, Bit>,
+        full: Signal<Out, Bit>,
+        fifo: SyncFifo<Bits<8>, 2, 3>,
+        lane: FifoLane<Bits<8>, 2>,
+    }
+
+    impl Logic for LanePair {
+        #[hdl_gen]
+        fn update(&mut self) {
+            clock!(self, clock, fifo, lane);
+            self.fifo.reset.next = self.reset.val();
+            self.fifo.write.next = self.write.val();
+            self.fifo.data_in.next = self.data_in.val();
+            self.fifo.read.next = self.read.val();
+            self.lane.store.next = self.fifo.lane_store.val();
+            self.lane.waddr.next = self.fifo.lane_waddr.val();
+            self.lane.load.next = self.fifo.lane_load.val();
+            self.lane.raddr.next = self.fifo.lane_raddr.val();
+            self.lane.data_in.next = self.side_in.val();
+            self.data_out.next = self.fifo.data_out.val();
+            self.side_out.next = self.lane.data_out.val();
+            self.empty.next = self.fifo.empty.val();
+            self.full.next = self.fifo.full.val();
+        }
+    }
+
+    #[test]
+    fn fifo_lane_moves_with_its_fifo() {
+        // The lane is written with a word derived from the FIFO's (its
+        // complement, rotated), offered in every cycle whether or not the
+        // FIFO stores: while the FIFO shows a word, the lane must show that
+        // word's companion, through fills, drains and a full RAM.
+        let side = |w: u64| (!w).rotate_left(3) & 0xff;
+        let mut sim = Simulation::new();
+        sim.add_clock(5, |x: &mut Box<LanePair>| x.clock.next = !x.clock.val());
+        sim.add_testbench(move |mut sim: Sim<LanePair>| {
+            let mut x = sim.init()?;
+            let mut rng = 0x5851_f42d_4c95_7f2du64;
+            let (mut next, mut checked, mut fulls) = (0u64, 0, 0);
+            x.reset.next = true;
+            wait_clock_cycle!(sim, clock, x);
+            x.reset.next = false;
+            for cycle in 0..4000u64 {
+                let (write, read) = crate::testing::phased_handshake(&mut rng, cycle, 4);
+                if !x.empty.val() {
+                    let w = x.data_out.val().index() as u64;
+                    sim_assert_eq!(sim, x.side_out.val().index() as u64, side(w), x);
+                    checked += 1;
+                }
+                fulls += x.full.val() as u32;
+                let stored = write && !x.full.val();
+                x.write.next = write;
+                x.data_in.next = next.into();
+                x.side_in.next = side(next).into();
+                x.read.next = read;
+                wait_clock_cycle!(sim, clock, x);
+                if stored {
+                    next = (next + 1) & 0xff;
+                }
+            }
+            sim_assert!(sim, checked > 2000 && fulls > 50, x);
+            sim.done(x)
+        });
+        let mut uut = LanePair {
+            clock: Default::default(),
+            reset: Default::default(),
+            write: Default::default(),
+            data_in: Default::default(),
+            side_in: Default::default(),
+            read: Default::default(),
+            data_out: Default::default(),
+            side_out: Default::default(),
+            empty: Default::default(),
+            full: Default::default(),
+            fifo: SyncFifo::new(),
+            lane: FifoLane::new(),
+        };
+        uut.connect_all();
+        yosys_validate("fifo_lane_pair", &generate_verilog(&uut)).unwrap();
+        sim.run(Box::new(uut), 200_000).unwrap();
     }
 
     #[test]

@@ -49,7 +49,7 @@
 use crate::axis_register::RegSlice;
 use crate::bram::BramOutReg;
 use crate::crc32::{Crc32, PAD_BITS};
-use crate::fifo::{RamQueue, SyncFifo};
+use crate::fifo::{FifoLane, RamQueue, SyncFifo};
 use crate::gf2;
 use crate::prim::{Counter32, LogicRom, XorMatrix};
 use crate::rx_prim::{
@@ -846,8 +846,9 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     r2_last: DFF<Bit>,
     ob_cnt: DFF<Bits<4>>,
     ob_data: SyncFifo<Bits<W>, OB_A, { OB_A + 1 }>,
-    ob_keep: SyncFifo<Bits<K>, OB_A, { OB_A + 1 }>,
-    ob_last: SyncFifo<Bit, OB_A, { OB_A + 1 }>,
+    /// Beside `ob_data`, moved by its pointers and flags.
+    ob_keep: FifoLane<Bits<K>, OB_A>,
+    ob_last: FifoLane<Bit, OB_A>,
     // Constants.
     c_tpid: Constant<Bits<16>>,
     c_tpid_ad: Constant<Bits<16>>,
@@ -1319,8 +1320,8 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             r2_last: Default::default(),
             ob_cnt: Default::default(),
             ob_data: SyncFifo::new(),
-            ob_keep: SyncFifo::new(),
-            ob_last: SyncFifo::new(),
+            ob_keep: FifoLane::new(),
+            ob_last: FifoLane::new(),
             c_tpid: Constant::new((ethernet::TPID_8021Q as u64).into()),
             c_tpid_ad: Constant::new((ethernet::TPID_8021AD as u64).into()),
             c_et4: Constant::new((ethernet::ETHERTYPE_IPV4 as u64).into()),
@@ -2418,9 +2419,15 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.r2_last.d.next = self.r_last.q.val();
         self.ob_data.write.next = self.r2_valid.q.val();
         self.ob_data.data_in.next = self.ram.read_data.val();
-        self.ob_keep.write.next = self.r2_valid.q.val();
+        self.ob_keep.store.next = self.ob_data.lane_store.val();
+        self.ob_keep.waddr.next = self.ob_data.lane_waddr.val();
+        self.ob_keep.load.next = self.ob_data.lane_load.val();
+        self.ob_keep.raddr.next = self.ob_data.lane_raddr.val();
         self.ob_keep.data_in.next = self.r2_keep.q.val();
-        self.ob_last.write.next = self.r2_valid.q.val();
+        self.ob_last.store.next = self.ob_data.lane_store.val();
+        self.ob_last.waddr.next = self.ob_data.lane_waddr.val();
+        self.ob_last.load.next = self.ob_data.lane_load.val();
+        self.ob_last.raddr.next = self.ob_data.lane_raddr.val();
         self.ob_last.data_in.next = self.r2_last.q.val();
         self.m_axis.tvalid.next = !self.ob_data.empty.val();
         self.m_axis.tdata.next = self.ob_data.data_out.val();
@@ -2428,8 +2435,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.m_axis.tlast.next = self.ob_last.data_out.val();
         self.m_axis.tuser.next = false;
         self.ob_data.read.next = self.m_axis.tready.val();
-        self.ob_keep.read.next = self.m_axis.tready.val();
-        self.ob_last.read.next = self.m_axis.tready.val();
         if self.issue.val() & !(self.m_axis.tvalid.val() & self.m_axis.tready.val()) {
             self.ob_cnt.d.next = self.ob_cnt.q.val() + 1;
         }
@@ -2455,8 +2460,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.cs.reset.next = self.reset.val();
         self.cr.reset.next = self.reset.val();
         self.ob_data.reset.next = self.reset.val();
-        self.ob_keep.reset.next = self.reset.val();
-        self.ob_last.reset.next = self.reset.val();
         if self.reset.val() {
             self.ready_r.d.next = false;
             self.in_b.d.next = 0.into();

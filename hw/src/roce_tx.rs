@@ -27,7 +27,7 @@
 
 use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
-use crate::fifo::SyncFifo;
+use crate::fifo::{FifoLane, SyncFifo};
 use crate::gf2;
 use crate::prim::CountKeep;
 use crate::rx_prim::{funnel, funnel_verilog};
@@ -636,14 +636,17 @@ pub struct RoceTx<const W: usize, const K: usize> {
     c_normal: Signal<Local, Bit>,
     c_ends: Signal<Local, Bit>,
     // Delay FIFO and tail.
+    /// The beats; its pointers and flags also move `mfifo`, `tfifo` and
+    /// `kfifo`, which are written and popped with it.
     dfifo: SyncFifo<Bits<W>, 5, 6>,
-    mfifo: SyncFifo<Bits<32>, 5, 6>,
-    /// Beside `mfifo`: each beat's byte count as a lane mask (the merge's).
-    tfifo: SyncFifo<Bits<K>, 5, 6>,
+    /// Beside `dfifo`: the beat's count, last, error, spill and extra count.
+    mfifo: FifoLane<Bits<32>, 5>,
+    /// Beside `dfifo`: each beat's byte count as a lane mask (the merge's).
+    tfifo: FifoLane<Bits<K>, 5>,
     tcount: CountKeep<K>,
-    /// Beside `mfifo`: the last beat's output count (`fq_c0`) as a lane
+    /// Beside `dfifo`: the last beat's output count (`fq_c0`) as a lane
     /// mask, so the output `tkeep` is a pick of masks, no compare.
-    kfifo: SyncFifo<Bits<K>, 5, 6>,
+    kfifo: FifoLane<Bits<K>, 5>,
     k0count: CountKeep<K>,
     /// The extra beat's count (`mfifo`'s top byte) as its lane mask.
     xkeep: CountKeep<K>,
@@ -835,10 +838,10 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             c_normal: Default::default(),
             c_ends: Default::default(),
             dfifo: SyncFifo::new(),
-            mfifo: SyncFifo::new(),
-            tfifo: SyncFifo::new(),
+            mfifo: FifoLane::new(),
+            tfifo: FifoLane::new(),
             tcount: Default::default(),
-            kfifo: SyncFifo::new(),
+            kfifo: FifoLane::new(),
             k0count: Default::default(),
             xkeep: Default::default(),
             merge: Default::default(),
@@ -885,9 +888,6 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.hb.reset.next = self.reset.val();
         self.crc.reset.next = self.reset.val();
         self.dfifo.reset.next = self.reset.val();
-        self.mfifo.reset.next = self.reset.val();
-        self.tfifo.reset.next = self.reset.val();
-        self.kfifo.reset.next = self.reset.val();
         // Descriptor ports into the header assembly.
         self.hb.in_valid.next = self.s_hdr_valid.val();
         self.s_hdr_ready.next = self.hb.in_ready.val();
@@ -1234,11 +1234,20 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         // ---- Delay FIFO.
         self.dfifo.write.next = self.fq_take.val();
         self.dfifo.data_in.next = self.fq_data.q.val();
-        self.mfifo.write.next = self.fq_take.val();
-        self.tfifo.write.next = self.fq_take.val();
+        self.mfifo.store.next = self.dfifo.lane_store.val();
+        self.mfifo.waddr.next = self.dfifo.lane_waddr.val();
+        self.mfifo.load.next = self.dfifo.lane_load.val();
+        self.mfifo.raddr.next = self.dfifo.lane_raddr.val();
+        self.tfifo.store.next = self.dfifo.lane_store.val();
+        self.tfifo.waddr.next = self.dfifo.lane_waddr.val();
+        self.tfifo.load.next = self.dfifo.lane_load.val();
+        self.tfifo.raddr.next = self.dfifo.lane_raddr.val();
+        self.kfifo.store.next = self.dfifo.lane_store.val();
+        self.kfifo.waddr.next = self.dfifo.lane_waddr.val();
+        self.kfifo.load.next = self.dfifo.lane_load.val();
+        self.kfifo.raddr.next = self.dfifo.lane_raddr.val();
         self.tcount.c.next = self.fq_count.q.val();
         self.tfifo.data_in.next = self.tcount.keep.val();
-        self.kfifo.write.next = self.fq_take.val();
         self.k0count.c.next = self.fq_c0.q.val();
         self.kfifo.data_in.next = self.k0count.keep.val();
         self.mfifo.data_in.next = bit_cast::<32, 8>(self.fq_count.q.val())
@@ -1254,9 +1263,6 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.merge.t.next = self.tfifo.data_out.val();
         self.merge.crc.next = self.crc.m_crc.tdata.val();
         self.dfifo.read.next = false;
-        self.mfifo.read.next = false;
-        self.tfifo.read.next = false;
-        self.kfifo.read.next = false;
         self.crc.m_crc.tready.next = false;
         self.oreg.s_axis.tuser.next = false;
         self.oreg.s_axis.tkeep.next = self.all_keep.val();
@@ -1275,9 +1281,6 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.oreg.s_axis.tvalid.next = !self.dfifo.empty.val();
             if self.oreg.s_axis.tready.val() & !self.dfifo.empty.val() {
                 self.dfifo.read.next = true;
-                self.mfifo.read.next = true;
-                self.tfifo.read.next = true;
-                self.kfifo.read.next = true;
             }
         } else {
             self.oreg.s_axis.tdata.next = self.merge.y0.val();
@@ -1292,9 +1295,6 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             if self.oreg.s_axis.tready.val() & !self.dfifo.empty.val() & self.crc.m_crc.tvalid.val()
             {
                 self.dfifo.read.next = true;
-                self.mfifo.read.next = true;
-                self.tfifo.read.next = true;
-                self.kfifo.read.next = true;
                 self.crc.m_crc.tready.next = true;
                 if self.mfifo.data_out.val().get_bit(10) {
                     self.extra.d.next = true;
