@@ -28,7 +28,8 @@
 //! flip-flops, not a wide head register. The slice carries the extension
 //! word once; the extension fields are wired from it at its output.
 //!
-//! The IPv4 header checksum ([`OnesSum`], from S1) and the ICRC result
+//! The IPv4 header checksum ([`OnesStream`], summed from S1's beats as they
+//! pass, with no copy of the header) and the ICRC result
 //! ([`Crc32`], which checks the CRC residue over the datagram including its
 //! ICRC) arrive later; they join the frame's other checks at `m_hdr`.
 //!
@@ -52,9 +53,7 @@ use crate::crc32::{Crc32, PAD_BITS};
 use crate::fifo::{FifoLane, RamQueue, SyncFifo};
 use crate::gf2;
 use crate::prim::{Counter32, LogicRom, XorMatrix};
-use crate::rx_prim::{
-    BeatMask, ByteRealign, ByteSelect, HeaderCapture, OnesSum, CSUM_WORDS, HDR_BITS,
-};
+use crate::rx_prim::{BeatMask, ByteRealign, ByteSelect, HeaderCapture, OnesStream, HDR_BITS};
 use crate::stream::{check_width, StreamIn, StreamOut};
 use roce_wire::opcode::{ExtKind, TABLE};
 use roce_wire::{bth, ethernet, ext, icrc, ipv4, ipv6, udp, DropReason};
@@ -133,11 +132,10 @@ pub fn max_ext_len() -> usize {
     TABLE.iter().map(|i| i.ext_len()).max().unwrap()
 }
 
-/// Header bytes the parser captures: the longest BTH + extension headers,
-/// and the longest IPv4 header (options included, for the checksum).
+/// Header bytes the parser captures: through the longest BTH + extension
+/// headers (the IPv4 checksum reads the beats, not the capture).
 pub fn header_bytes() -> usize {
-    let ext = Layout::ALL.iter().map(|l| l.ext()).max().unwrap() + max_ext_len();
-    ext.max(ethernet::TAGGED_HEADER_LEN + 2 * CSUM_WORDS)
+    Layout::ALL.iter().map(|l| l.ext()).max().unwrap() + max_ext_len()
 }
 
 /// Distinct byte offsets of extension header `k` after the BTH, over the table.
@@ -534,8 +532,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     f_ack: ByteSelect<HDR_BITS, 8>,
     f_psn: ByteSelect<HDR_BITS, 24>,
     f_ext: ByteSelect<HDR_BITS, EXT_BITS>,
-    f_csum: ByteSelect<HDR_BITS, { CSUM_WORDS * 16 }>,
-    csum: OnesSum,
+    csum: OnesStream<W>,
     // --- S2 ---
     v2: DFF<Bit>,
     d2: DFF<Bits<W>>,
@@ -1043,8 +1040,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             f_ack: ByteSelect::new(field_at(b, bth::field::ACKREQ)),
             f_psn: ByteSelect::new(field_at(b, bth::field::PSN.start)),
             f_ext: ByteSelect::new(per_layout(|l| l.ext())),
-            f_csum: ByteSelect::new(field_at(ip, 0)),
-            csum: OnesSum::new(),
+            csum: OnesStream::new([Layout::ALL[0].ip(), Layout::ALL[1].ip()]),
             v2: Default::default(),
             d2: Default::default(),
             k2: Default::default(),
@@ -1745,11 +1741,14 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.f_psn.sel.next = self.sel1b.val();
         self.f_ext.x.next = self.cap.v.val();
         self.f_ext.sel.next = self.sel1.val();
-        self.f_csum.x.next = self.cap.v.val();
-        self.f_csum.sel.next = self.sel1b.val();
-        self.csum.x.next = self.f_csum.y.val();
-        self.csum.ihl.next = self.f_ipb0.y.val().get_bits::<4>(0);
-        self.csum.tag_in.next = self.v1.q.val() & self.l1.q.val();
+        // The checksum sums the beats as they pass (from S1, with the
+        // layout bit that holds from the beat with the IP header's start).
+        self.csum.reset.next = self.reset.val();
+        self.csum.d.next = self.d1.q.val();
+        self.csum.valid.next = self.v1.q.val();
+        self.csum.last.next = self.l1.q.val();
+        self.csum.beat.next = self.b1.q.val();
+        self.csum.vlan.next = self.o_tag.q.val();
         self.csums.write.next = self.csum.tag_out.val();
         self.csums.data_in.next = self.csum.ok.val();
 

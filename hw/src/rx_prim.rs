@@ -14,7 +14,8 @@
 //! - [`HeaderCapture`]: the first beats of a frame, as one header vector.
 //! - [`BeatMask`]: per beat and layout, an AND and an OR mask over `tdata`
 //!   (the ICRC's masked fields and the Ethernet header stand-in).
-//! - [`OnesSum`]: a pipelined RFC 1071 check over up to 30 16-bit words.
+//! - [`OnesStream`]: the IPv4 header checksum (RFC 1071), summed from the
+//!   frame's beats as they pass.
 
 use rust_hdl_core::prelude::*;
 use rust_hdl_core::timing::TimingInfo;
@@ -383,67 +384,132 @@ impl<const W: usize, const K: usize> Logic for BeatMask<W, K> {
 /// Words in the IPv4 checksum window (IHL up to 15).
 pub const CSUM_WORDS: usize = 30;
 
-/// Pipelined RFC 1071 check: `ok` is high when the one's-complement sum of
-/// the first `2 * ihl` 16-bit words of `x` is 0xFFFF (`x` big-endian: its
-/// first byte in the top bits, as [`ByteSelect`] delivers a byte string). The
-/// inputs are registered first (they arrive through the parser's field
-/// selects, and the length mask drives every word's reset), then one adder
-/// level per stage; `tag` travels alongside. Latency [`OnesSum::LATENCY`].
+/// The IPv4 header checksum (RFC 1071), summed from the frame stream as it
+/// passes: `ok` is high when the one's-complement sum of the first
+/// `2 * ihl` 16-bit words from the IP header's start is 0xFFFF (`ihl` is
+/// the low nibble of the header's first byte, at most 15, so at most
+/// [`CSUM_WORDS`] words). The header starts at byte `ip[vlan]` of the
+/// frame, an even offset, so its words fill whole 16-bit lanes of a beat.
+///
+/// Inputs are the frame's beats (`d`, byte 0 in the low bits), each with
+/// its index in the frame (`beat`), `last`, and the layout bit `vlan` (a VLAN tag)
+/// valid from the beat that holds the header's first word on. One result
+/// per frame: `tag_out` pulses with `ok` [`OnesStream::latency`] cycles
+/// after the frame's last beat. Frames may follow back to back; beats of
+/// one frame may have idle cycles between them.
+///
+/// Stages, none with a clock enable on the beat: the beat with, per lane,
+/// the IHL the word needs (`ihl > i / 2` for word `i`; a table of the beat
+/// index and layout) and the frame's IHL (from this beat when it holds
+/// it); the masked words; one adder level per stage over the `W / 16`
+/// lanes; the frame's running sum; fold and compare. Whatever the words
+/// hold, at most [`CSUM_WORDS`] of them reach a frame's sum, so 21 bits
+/// hold it.
 #[derive(LogicBlock)]
-pub struct OnesSum {
+pub struct OnesStream<const W: usize> {
     pub clock: Signal<In, Clock>,
-    pub x: Signal<In, Bits<{ CSUM_WORDS * 16 }>>,
-    pub ihl: Signal<In, Bits<4>>,
-    pub tag_in: Signal<In, Bit>,
+    pub reset: Signal<In, Bit>,
+    pub d: Signal<In, Bits<W>>,
+    pub valid: Signal<In, Bit>,
+    pub last: Signal<In, Bit>,
+    pub beat: Signal<In, Bits<16>>,
+    pub vlan: Signal<In, Bit>,
     pub ok: Signal<Out, Bit>,
     pub tag_out: Signal<Out, Bit>,
+    _ip: [usize; 2],
+    /// Model state: the frame's sum, its IHL, and the results in flight.
+    _sum: u64,
+    _ihl: usize,
     _pipe: VecDeque<(bool, bool)>,
 }
 
-impl OnesSum {
-    /// Input register, mask stage, five adder levels (30 → 1), fold and
-    /// compare.
-    pub const LATENCY: usize = 8;
+/// No word of a beat's lane is in the window.
+const NEVER: usize = 31;
 
-    pub fn new() -> Self {
+impl<const W: usize> OnesStream<W> {
+    const LANES: usize = W / 16;
+
+    /// `ip[vlan]`: byte offset of the IP header in the frame.
+    pub fn new(ip: [usize; 2]) -> Self {
+        assert!(W % 16 == 0 && Self::LANES.is_power_of_two());
+        for o in ip {
+            assert_eq!(o % 2, 0, "OnesStream: the IP header at an odd offset");
+            assert!((o + 2 * CSUM_WORDS).div_ceil(W / 8) <= 16);
+        }
         Self {
             clock: Default::default(),
-            x: Default::default(),
-            ihl: Default::default(),
-            tag_in: Default::default(),
+            reset: Default::default(),
+            d: Default::default(),
+            valid: Default::default(),
+            last: Default::default(),
+            beat: Default::default(),
+            vlan: Default::default(),
             ok: Default::default(),
             tag_out: Default::default(),
-            _pipe: std::iter::repeat_n((false, false), Self::LATENCY).collect(),
+            _ip: ip,
+            _sum: 0,
+            _ihl: 0,
+            _pipe: std::iter::repeat_n((false, false), Self::latency()).collect(),
         }
     }
 
-    /// The function, for rust-hdl's simulator.
-    pub fn check(x: &Bits<{ CSUM_WORDS * 16 }>, ihl: usize) -> bool {
-        let mut sum: u64 = 0;
-        for i in 0..(2 * ihl).min(CSUM_WORDS) {
-            let last = 2 * CSUM_WORDS - 1;
-            sum += byte_of(x, last - 2 * i) << 8 | byte_of(x, last - 2 * i - 1);
-        }
-        let s = (sum & 0xFFFF) + (sum >> 16);
-        let s = (s & 0xFFFF) + (s >> 16);
-        s == 0xFFFF
+    /// Cycles from a frame's last beat on the inputs to its `tag_out`.
+    pub fn latency() -> usize {
+        // Lane table, mask, adder levels, running sum, compare.
+        3 + Self::LANES.trailing_zeros() as usize + 1
+    }
+
+    /// Per lane of beat `k` in layout `t`: the least IHL that puts the
+    /// lane's word in the sum (`i / 2 + 1` for word `i`), or [`NEVER`].
+    fn need(&self, t: usize, k: usize) -> Vec<usize> {
+        (0..Self::LANES)
+            .map(|j| {
+                let at = k * W / 8 + 2 * j;
+                match at.checked_sub(self._ip[t]) {
+                    Some(o) if o / 2 < CSUM_WORDS => o / 4 + 1,
+                    _ => NEVER,
+                }
+            })
+            .collect()
+    }
+
+    /// Beat and byte lane of the IHL nibble in layout `t`.
+    fn ihl_at(&self, t: usize) -> (usize, usize) {
+        (self._ip[t] / (W / 8), self._ip[t] % (W / 8))
+    }
+
+    /// Beats of the window in either layout: later beats need nothing.
+    fn beats(&self) -> usize {
+        (self._ip.iter().max().unwrap() + 2 * CSUM_WORDS).div_ceil(W / 8)
     }
 }
 
-impl Default for OnesSum {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Logic for OnesSum {
+impl<const W: usize> Logic for OnesStream<W> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
-            let v = (
-                Self::check(&self.x.val(), self.ihl.val().index()),
-                self.tag_in.val(),
-            );
-            self._pipe.push_back(v);
+            let mut out = (false, false);
+            if self.reset.val() {
+                self._sum = 0;
+            } else if self.valid.val() {
+                let t = self.vlan.val() as usize;
+                let k = self.beat.val().index();
+                let d = self.d.val();
+                let (kb, lb) = self.ihl_at(t);
+                if k == kb {
+                    self._ihl = (byte_of(&d, lb) & 15) as usize;
+                }
+                for (j, n) in self.need(t, k).into_iter().enumerate() {
+                    if n != NEVER && self._ihl >= n {
+                        self._sum += byte_of(&d, 2 * j) | byte_of(&d, 2 * j + 1) << 8;
+                    }
+                }
+                if self.last.val() {
+                    let s = (self._sum & 0xFFFF) + (self._sum >> 16);
+                    out = (s == 0xFFFF, true);
+                    self._sum = 0;
+                }
+            }
+            self._pipe.push_back(out);
             self._pipe.pop_front();
         }
         let (ok, tag) = *self._pipe.front().unwrap();
@@ -455,66 +521,112 @@ impl Logic for OnesSum {
         self.tag_out.connect();
     }
     fn hdl(&self) -> Verilog {
-        let mut b = String::new();
-        let mut n = CSUM_WORDS;
+        let l = Self::LANES;
+        // Bits of the beat index the table reads; `near`: the rest are 0.
+        let kbits = ((usize::BITS - (self.beats() - 1).leading_zeros()) as usize).max(1);
+        let mut b = format!(
+            "reg [{}:0] dp;\nreg vp, lp;\nreg [3:0] ihlp;\nreg [{}:0] needp;\nreg [{}:0] need_c;\n\
+             wire near = beat[15:{kbits}] == {}'d0;\n",
+            W - 1,
+            5 * l - 1,
+            5 * l - 1,
+            16 - kbits
+        );
+        // The lane table: per layout and beat, each lane's least IHL.
         b.push_str(&format!(
-            "reg [{}:0] xr;\nreg [3:0] ihlr;\nreg ti;\nalways @(posedge clock) begin\n    xr <= x;\n    ihlr <= ihl;\n    ti <= tag_in;\nend\n",
-            CSUM_WORDS * 16 - 1
+            "always @(*) begin\n    need_c = {{{l}{{5'd{NEVER}}}}};\n    if (near) case ({{vlan, beat[{}:0]}})\n",
+            kbits - 1
         ));
-        b.push_str(&format!("reg [15:0] w0 [0:{}];\nreg t0;\n", n - 1));
-        b.push_str("integer i;\nalways @(posedge clock) begin\n    t0 <= ti;\n");
-        for i in 0..n {
-            // x is big-endian (byte 0 in the top bits, as ByteSelect gives it).
-            let top = CSUM_WORDS * 16 - 1 - 16 * i;
+        for t in 0..2 {
+            for k in 0..self.beats() {
+                let n = self.need(t, k);
+                if n.iter().all(|&x| x == NEVER) {
+                    continue;
+                }
+                let parts: Vec<String> = n.iter().rev().map(|x| format!("5'd{x}")).collect();
+                b.push_str(&format!(
+                    "        {}'d{}: need_c = {{{}}};\n",
+                    kbits + 1,
+                    (t << kbits) | k,
+                    parts.join(", ")
+                ));
+            }
+        }
+        b.push_str("        default: ;\n    endcase\nend\n");
+        let ((k0, l0), (k1, l1)) = (self.ihl_at(0), self.ihl_at(1));
+        b.push_str(&format!(
+            "always @(posedge clock) begin\n    dp <= d;\n    vp <= valid;\n    lp <= valid & last;\n    needp <= need_c;\n\
+             \x20   if (valid & near & !vlan & beat[{kb}:0] == {kw}'d{k0}) ihlp <= d[{}:{}];\n\
+             \x20   if (valid & near & vlan & beat[{kb}:0] == {kw}'d{k1}) ihlp <= d[{}:{}];\nend\n",
+            8 * l0 + 3,
+            8 * l0,
+            8 * l1 + 3,
+            8 * l1,
+            kb = kbits - 1,
+            kw = kbits
+        ));
+        // The masked words.
+        b.push_str(&format!(
+            "reg [15:0] w0 [0:{}];\nreg t0;\nalways @(posedge clock) begin\n    t0 <= lp;\n",
+            l - 1
+        ));
+        for j in 0..l {
             b.push_str(&format!(
-                "    w0[{i}] <= (ihlr > 4'd{}) ? xr[{top}:{}] : 16'h0;\n",
-                i / 2,
-                top - 15
+                "    w0[{j}] <= (vp & ({{1'b0, ihlp}} >= needp[{}:{}])) ? dp[{}:{}] : 16'h0;\n",
+                5 * j + 4,
+                5 * j,
+                16 * j + 15,
+                16 * j
             ));
         }
         b.push_str("end\n");
-        let mut level = 0;
+        // One adder level per stage.
+        let (mut n, mut level) = (l, 0);
         while n > 1 {
-            let m = n.div_ceil(2);
-            let wi = 16 + level;
-            let wo = wi + 1;
-            let l = level + 1;
+            let m = n / 2;
+            let lv = level + 1;
             b.push_str(&format!(
-                "reg [{}:0] w{l} [0:{}];\nreg t{l};\nalways @(posedge clock) begin\n    t{l} <= t{level};\n",
-                wo - 1,
+                "reg [{}:0] w{lv} [0:{}];\nreg t{lv};\nalways @(posedge clock) begin\n    t{lv} <= t{level};\n",
+                16 + level,
                 m - 1
             ));
             for j in 0..m {
-                if 2 * j + 1 < n {
-                    b.push_str(&format!(
-                        "    w{l}[{j}] <= w{level}[{}] + w{level}[{}];\n",
-                        2 * j,
-                        2 * j + 1
-                    ));
-                } else {
-                    b.push_str(&format!("    w{l}[{j}] <= w{level}[{}];\n", 2 * j));
-                }
+                b.push_str(&format!(
+                    "    w{lv}[{j}] <= w{level}[{}] + w{level}[{}];\n",
+                    2 * j,
+                    2 * j + 1
+                ));
             }
             b.push_str("end\n");
             n = m;
-            level = l;
+            level = lv;
         }
-        let wl = 16 + level;
+        // The frame's running sum, cleared after its last beat, then the
+        // fold: the sum is under 2^21 (30 words), so its top part is under
+        // 2^5 and the folded sum is 0xFFFF exactly when the first fold is.
         b.push_str(&format!(
-            // The folded sum is 0xFFFF exactly when the first fold is: the
-            // top part is under 2^5, so a first fold past 0xFFFF folds to
-            // at most 32. One add, no second fold.
-            "wire [16:0] f1 = w{level}[0][15:0] + w{level}[0][{}:16];\nreg okr, tr;\nalways @(posedge clock) begin\n    okr <= (f1 == 17'h0ffff);\n    tr <= t{level};\nend\nalways @(*) begin\n    ok = okr;\n    tag_out = tr;\nend\n",
-            wl - 1
+            "reg [20:0] acc, fin;\nreg done;\nwire [20:0] nxt = acc + w{level}[0];\n\
+             always @(posedge clock) begin\n    fin <= nxt;\n    done <= t{level} & !reset;\n\
+             \x20   if (reset | t{level}) acc <= 21'd0;\n    else acc <= nxt;\nend\n\
+             wire [16:0] f1 = fin[15:0] + fin[20:16];\nreg okr, tr;\n\
+             always @(posedge clock) begin\n    okr <= (f1 == 17'h0ffff);\n    tr <= done;\nend\n\
+             always @(*) begin\n    ok = okr;\n    tag_out = tr;\nend\n"
         ));
-        assert_eq!(level + 3, Self::LATENCY);
+        assert_eq!(level + 4, Self::latency());
         Verilog::Custom(b)
     }
     fn timing(&self) -> Vec<TimingInfo> {
         vec![TimingInfo {
-            name: "ones_sum".into(),
+            name: "ones_stream".into(),
             clock: "clock".into(),
-            inputs: vec!["x".into(), "ihl".into(), "tag_in".into()],
+            inputs: vec![
+                "reset".into(),
+                "d".into(),
+                "valid".into(),
+                "last".into(),
+                "beat".into(),
+                "vlan".into(),
+            ],
             outputs: vec!["ok".into(), "tag_out".into()],
         }]
     }
@@ -535,9 +647,12 @@ mod tests {
         let mut c = HeaderCapture::<64, 8>::new(106);
         c.connect_all();
         yosys_validate("rx_capture", &generate_verilog(&c)).unwrap();
-        let mut s = OnesSum::new();
+        let mut s = OnesStream::<64>::new([14, 18]);
         s.connect_all();
-        yosys_validate("rx_ones_sum", &generate_verilog(&s)).unwrap();
+        yosys_validate("rx_ones_stream", &generate_verilog(&s)).unwrap();
+        let mut s = OnesStream::<512>::new([14, 18]);
+        s.connect_all();
+        yosys_validate("rx_ones_stream_512", &generate_verilog(&s)).unwrap();
     }
 
     #[test]
