@@ -508,16 +508,16 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // registers below, loaded at the same edge, hold the head.
         let qa = QUEUE.trailing_zeros();
         v.push_str(&format!(
-            "reg v0, v1, v2, v3;\nreg [{a1}:0] wptr, rptr, rptr1;\nreg [{qa}:0] used, occ;\n\
+            "reg v0, v1, v2, v3;\nreg [{a1}:0] wptr, wptr2, rptr, rptr1;\nreg [{qa}:0] used, occ;\n\
              wire take_in = in_valid & in_ready;\nwire take_out = out_valid & out_ready;\n\
              always @(posedge clock) begin\n    if (reset) begin\n\
              \x20       v0 <= 1'b0;\n        v1 <= 1'b0;\n        v2 <= 1'b0;\n        v3 <= 1'b0;\n\
-             \x20       wptr <= {qa}'d0;\n        rptr <= {qa}'d0;\n        rptr1 <= {qa}'d1;\n\
+             \x20       wptr <= {qa}'d0;\n        wptr2 <= {qa}'d0;\n        rptr <= {qa}'d0;\n        rptr1 <= {qa}'d1;\n\
              \x20       used <= {qb}'d0;\n        occ <= {qb}'d0;\n\
              \x20       in_ready <= 1'b1;\n        out_valid <= 1'b0;\n\
              \x20   end else begin\n\
              \x20       v0 <= take_in;\n        v1 <= v0;\n        v2 <= v1;\n        v3 <= v2;\n\
-             \x20       if (v3) wptr <= wptr + {qa}'d1;\n\
+             \x20       if (v3) wptr <= wptr + {qa}'d1;\n        if (v2) wptr2 <= wptr2 + {qa}'d1;\n\
              \x20       if (take_out) begin\n            rptr <= rptr1;\n            rptr1 <= rptr1 + {qa}'d1;\n        end\n\
              \x20       used <= used + {{{qa}'d0, take_in}} - {{{qa}'d0, take_out}};\n\
              \x20       occ <= occ + {{{qa}'d0, v3}} - {{{qa}'d0, take_out}};\n\
@@ -742,6 +742,8 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // AND-OR of its sources with flip-flop selects: no selector decode
         // sits in stage 2.
         let mut flags: Vec<Vec<usize>> = Vec::new();
+        // Canonical slots no layout fills (past the longest header): zero.
+        let mut zero_slot = [false; CANON_BYTES];
         let all_sels: Vec<usize> = layouts.iter().map(|(sel, _)| *sel).collect();
         for c in 0..CANON_BYTES {
             let target = format!("hdr2[{}:{}]", 8 * c + 7, 8 * c);
@@ -778,6 +780,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                     format!("(g{k} ? {} : 8'h00)", src.verilog("r_"))
                 })
                 .collect();
+            zero_slot[c] = terms.is_empty();
             let rhs = if terms.is_empty() {
                 "8'h00".to_string()
             } else {
@@ -874,11 +877,17 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                 K - sh
             ));
         }
-        // Stage 4 moves the canonical bytes to their places (a choice of
-        // four, by VLAN and IP version) and puts in the late bytes.
-        for byte in 0..HDR_BYTES {
-            let target = format!("w_hdr[{}:{}]", 8 * byte + 7, 8 * byte);
-            let entries: Vec<(usize, Src)> = layouts
+        // Each byte moves from the canonical layout to its place (a choice
+        // of four, by VLAN and IP version), or takes a late byte. A byte
+        // that is late in no layout is placed a stage early, in stage 3
+        // from `hdr2`, and written into the early queue as its header
+        // leaves stage 2; the others (lengths and checksum, and whatever
+        // shares their places in other layouts) in stage 4 from `hdr3`, into
+        // the late queue. So `hdr3` keeps only the bytes the late queue
+        // needs, and those of beat 0, which leaves through the small queue
+        // at stage 4 (`e4`). Bytes zero in every layout are in neither.
+        let sources = |byte: usize, hdr: &'static str| -> Vec<(usize, Src)> {
+            layouts
                 .iter()
                 .map(|(sel, sym)| {
                     let (vlan, v6) = (sel >> 5 & 1 != 0, sel >> 4 & 1 != 0);
@@ -887,14 +896,44 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                         src.clone()
                     } else {
                         canonical(byte, vlan, v6)
-                            .map_or(Src::Const(0), |c| Src::Wire("hdr3", 8 * c))
+                            .filter(|&c| !zero_slot[c])
+                            .map_or(Src::Const(0), |c| Src::Wire(hdr, 8 * c))
                     };
                     (*sel, src)
                 })
-                .collect();
-            case(&mut s4, &target, "=", "sel3", "s4_", &entries);
+                .collect()
+        };
+        let (mut early, mut lates) = (Vec::new(), Vec::new());
+        let mut s3 = format!(
+            "reg [{}:0] w3_hdr;\nreg [{}:0] e4;\nalways @(posedge clock) e4 <= w3_hdr[{}:0];\n\
+             always @(*) begin\n    w3_hdr = {HDR_BITS}'h0;\n",
+            HDR_BITS - 1,
+            W - 1,
+            W - 1
+        );
+        for byte in 0..HDR_BYTES {
+            let target = format!("w_hdr[{}:{}]", 8 * byte + 7, 8 * byte);
+            let entries = sources(byte, "hdr3");
+            if entries.iter().all(|(_, src)| *src == Src::Const(0)) {
+                s4.push_str(&format!("    {target} = 8'h00;\n"));
+            } else if entries.iter().any(|(_, src)| late(src)) {
+                lates.push(byte);
+                case(&mut s4, &target, "=", "sel3", "s4_", &entries);
+            } else {
+                early.push(byte);
+                let t3 = format!("w3_hdr[{}:{}]", 8 * byte + 7, 8 * byte);
+                case(&mut s3, &t3, "=", "sel2", "s3_", &sources(byte, "hdr2"));
+                let from = if byte < K {
+                    format!("e4[{}:{}]", 8 * byte + 7, 8 * byte)
+                } else {
+                    "8'h00".to_string()
+                };
+                s4.push_str(&format!("    {target} = {from};\n"));
+            }
         }
+        s3.push_str("end\n");
         s4.push_str("end\n");
+        v.push_str(&s3);
         v.push_str(&s4);
         // The output queue: LUT RAM written at stage 4. The header bytes are
         // read at `rptr` (`hdr`, no register); the other outputs and the
@@ -920,10 +959,36 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             let i = small.iter().position(|(n, _)| *n == name).unwrap();
             small[i + 1..].iter().map(|(_, w)| w).sum()
         };
+        // The two header queues: the `i`-th byte of a queue's list at bits
+        // `8i+7:8i` of its word. `wptr2` is the slot of the header in stage
+        // 2 (the stages never stall, so it is `wptr` one header ahead); the
+        // credits free a slot before a descriptor that reuses it is taken.
+        let word = |bytes: &[usize], name: &str| -> Vec<String> {
+            bytes
+                .iter()
+                .rev()
+                .map(|b| format!("{name}[{}:{}]", 8 * b + 7, 8 * b))
+                .collect()
+        };
+        let (ecat, lcat) = (word(&early, "w3_hdr"), word(&lates, "w_hdr"));
+        let mut place = String::new();
+        for (bytes, rd) in [(&early, "r_early"), (&lates, "r_late")] {
+            for (i, b) in bytes.iter().enumerate() {
+                place.push_str(&format!(
+                    "    hdr[{}:{}] = {rd}[{}:{}];\n",
+                    8 * b + 7,
+                    8 * b,
+                    8 * i + 7,
+                    8 * i
+                ));
+            }
+        }
         v.push_str(&format!(
-            "\nreg [{hb}:0] qhdr [0:{last}];\n\
-             always @(posedge clock) if (v3) qhdr[wptr] <= w_hdr;\n\
-             always @(*) hdr = qhdr[rptr];\n\
+            "\nreg [{eb}:0] qearly [0:{last}];\nreg [{lb}:0] qlate [0:{last}];\n\
+             always @(posedge clock) if (v2) qearly[wptr2] <= {{{ecat}}};\n\
+             always @(posedge clock) if (v3) qlate[wptr] <= {{{lcat}}};\n\
+             wire [{eb}:0] r_early = qearly[rptr];\nwire [{lb}:0] r_late = qlate[rptr];\n\
+             always @(*) begin\n    hdr = {HDR_BITS}'h0;\n{place}end\n\
              reg [{sb}:0] qsmall [0:{last}];\n\
              reg [{sb}:0] qsmall1 [0:{last}];\n\
              always @(posedge clock) if (v3) qsmall[wptr] <= {{{cat}}};\n\
@@ -935,7 +1000,11 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             fl = at("first_last"),
             fb = at("first_body"),
             fm = at("first_more"),
-            hb = HDR_BITS - 1,
+            eb = 8 * early.len() - 1,
+            lb = 8 * lates.len() - 1,
+            ecat = ecat.join(", "),
+            lcat = lcat.join(", "),
+            place = place,
             sb = sw - 1,
             last = QUEUE - 1,
             cat = cat.join(", "),
