@@ -743,7 +743,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // sits in stage 2.
         let mut flags: Vec<Vec<usize>> = Vec::new();
         // Canonical slots no layout fills (past the longest header): zero.
-        let mut zero_slot = [false; CANON_BYTES];
+        let mut zero_slot = Vec::with_capacity(CANON_BYTES);
         let all_sels: Vec<usize> = layouts.iter().map(|(sel, _)| *sel).collect();
         for c in 0..CANON_BYTES {
             let target = format!("hdr2[{}:{}]", 8 * c + 7, 8 * c);
@@ -780,7 +780,7 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
                     format!("(g{k} ? {} : 8'h00)", src.verilog("r_"))
                 })
                 .collect();
-            zero_slot[c] = terms.is_empty();
+            zero_slot.push(terms.is_empty());
             let rhs = if terms.is_empty() {
                 "8'h00".to_string()
             } else {
