@@ -14,9 +14,13 @@
 //! taken. Byte `i` of the header is `hdr[8i+7:8i]`, zero past `hdr_len`.
 //!
 //! The pipeline never stalls: its stages load on every edge (a valid bit
-//! travels with each descriptor) and the last one writes an output queue of
-//! [`QUEUE`] headers in LUT RAM. `hdr` is the head's bytes read straight
-//! from the queue at a pointer register; every other output comes from
+//! travels with each descriptor) and the last two write an output queue of
+//! [`QUEUE`] headers in LUT RAM: stage 3 the bytes that never depend on the
+//! lengths, stage 4 the lengths, the checksum and the bytes that share
+//! their places in other layouts (20 of the 106), each part in its own
+//! RAM, so only those 20 bytes' sources ride a fourth register stage.
+//! `hdr` is the head's bytes read straight from the two RAMs at a pointer
+//! register; every other output comes from
 //! registers that load the head on every edge (or the header after it, when
 //! the head is taken). `in_ready` is a registered credit flag (fewer than
 //! [`QUEUE`] descriptors in the stages and the queue) and `out_valid` a
@@ -485,11 +489,14 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
     ///    among few sources: an AND-OR with flip-flop selects); L4 length
     ///    and IP total length (one add each); two checksum pair sums; the
     ///    header length.
-    /// 3. The checksum; the frame length; payload beats.
-    /// 4. Moves each byte from the canonical layout to its place (one of
-    ///    four, by VLAN and IP version) or puts in a length or checksum
-    ///    byte; frame beats; all written into the output queue (no
-    ///    register of its own).
+    /// 3. The checksum; the frame length; payload beats. Moves each byte
+    ///    that is late in no layout from the canonical layout to its place
+    ///    (one of four, by VLAN and IP version) and writes it into the early
+    ///    queue.
+    /// 4. Moves the other bytes to their places or puts in a length or
+    ///    checksum byte; frame beats; all written into the late queue and
+    ///    the small queues (no register of its own but beat 0's early
+    ///    bytes, `e4`).
     ///
     /// The checksum takes the total length as header + padded payload
     /// without wrapping at 16 bits: it is exact for every total length an
