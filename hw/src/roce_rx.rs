@@ -651,8 +651,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     qp4: DFF<Bits<24>>,
     ack4: DFF<Bits<8>>,
     psn4: DFF<Bits<24>>,
-    /// ImmDt, selected from the extension word in S3.
-    immdt4: DFF<Bits<32>>,
+    ext4: DFF<Bits<EXT_BITS>>,
     // --- S5 ---
     v5: DFF<Bit>,
     d5: DFF<Bits<W>>,
@@ -735,7 +734,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     qp5: DFF<Bits<24>>,
     ack5: DFF<Bits<8>>,
     psn5: DFF<Bits<24>>,
-    immdt5: DFF<Bits<32>>,
+    ext5: DFF<Bits<EXT_BITS>>,
     pre_eth5: DFF<Bits<4>>,
     crc_done: DFF<Bit>,
     crem: Signal<Local, Bits<18>>,
@@ -760,14 +759,14 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     r_entry: DFF<RxEntry>,
     r_data: DFF<RxData>,
     r_data2: DFF<RxData2>,
+    r_ext: DFF<Bits<EXT_BITS>>,
     // A frame's entry, queued in two parts written and popped together
     // (at most MAX_FRAMES entries wait, so neither fills).
     entries: SyncFifo<RxCtl, 5, 6>,
     fields: RamQueue<RxData, 5>,
     fields2: RamQueue<RxData2, 5>,
     // The extension word in two more queues, each with its own read
-    // pointer: no pointer reaches more than ~60 LUT-RAM cells. Written
-    // from S3 (a frame's word is queued before its entry).
+    // pointer: no pointer reaches more than ~60 LUT-RAM cells.
     ext_lo: RamQueue<Bits<EXT_HALF>, 5>,
     ext_hi: RamQueue<Bits<EXT_HALF>, 5>,
     ext_word: Signal<Local, Bits<EXT_BITS>>,
@@ -1153,7 +1152,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             qp4: Default::default(),
             ack4: Default::default(),
             psn4: Default::default(),
-            immdt4: Default::default(),
+            ext4: Default::default(),
             v5: Default::default(),
             d5: Default::default(),
             k5: Default::default(),
@@ -1211,7 +1210,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             qp5: Default::default(),
             ack5: Default::default(),
             psn5: Default::default(),
-            immdt5: Default::default(),
+            ext5: Default::default(),
             pre_eth5: Default::default(),
             crc_done: Default::default(),
             crem: Default::default(),
@@ -1235,6 +1234,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             r_entry: Default::default(),
             r_data: Default::default(),
             r_data2: Default::default(),
+            r_ext: Default::default(),
             entries: SyncFifo::new(),
             fields: RamQueue::new(),
             fields2: RamQueue::new(),
@@ -1514,7 +1514,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             qp4,
             ack4,
             psn4,
-            immdt4,
+            ext4,
             v5,
             d5,
             k5,
@@ -1568,7 +1568,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             qp5,
             ack5,
             psn5,
-            immdt5,
+            ext5,
             pre_eth5,
             crc_done,
             prev,
@@ -1581,6 +1581,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             r_entry,
             r_data,
             r_data2,
+            r_ext,
             frames,
             job_active,
             job,
@@ -1907,18 +1908,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.qp4.d.next = self.qp3.q.val();
         self.ack4.d.next = self.ack3.q.val();
         self.psn4.d.next = self.psn3.q.val();
-        self.o_immdt.x.next = self.ext3.q.val();
-        self.o_immdt.sel.next = self.info3.q.val().get_bits::<2>(20);
-        self.immdt4.d.next = self.o_immdt.y.val();
-        // The extension word joins its two queues here, on the frame's last
-        // beat, not with the entry in S6: frames pass S3 in order, so the
-        // entry finds its word queued, and no copy of the word travels
-        // S4..S6 (at most MAX_FRAMES frames wait, so the queues never fill).
-        self.ext_lo.write.next = self.v3.q.val() & self.l3.q.val();
-        self.ext_lo.data_in.next = self.ext3.q.val().get_bits::<EXT_HALF>(0);
-        self.ext_hi.write.next = self.v3.q.val() & self.l3.q.val();
-        self.ext_hi.data_in.next =
-            bit_cast::<EXT_HALF, EXT_BITS>(self.ext3.q.val() >> self.c_ext_half.val());
+        self.ext4.d.next = self.ext3.q.val();
 
         // ---- S4: payload end, ICRC end, IP checks before the checksum.
         self.v5.d.next = self.v4s.q.val();
@@ -1985,7 +1975,7 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.qp5.d.next = self.qp4.q.val();
         self.ack5.d.next = self.ack4.q.val();
         self.psn5.d.next = self.psn4.q.val();
-        self.immdt5.d.next = self.immdt4.q.val();
+        self.ext5.d.next = self.ext4.q.val();
 
         // ---- S5: ICRC feed (frame start to the end of the IP datagram).
         self.crem.next = self.crem5.q.val();
@@ -2116,6 +2106,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         } else {
             self.post2.next = self.post2b.val();
         }
+        self.o_immdt.x.next = self.ext5.q.val();
+        self.o_immdt.sel.next = self.info5.q.val().get_bits::<2>(20);
         if self.v5.q.val() & self.l5.q.val() {
             self.r_entry.d.next.pre = self.pre.val();
             self.r_entry.d.next.post = self.post.val();
@@ -2155,8 +2147,9 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.r_data2.d.next.pay_len = bit_cast::<16, 18>(self.pay_len5.q.val());
             self.r_entry.d.next.last_n =
                 bit_cast::<8, 18>(((self.pay_len5.q.val() - 1) & self.c_kmask.val()) + 1);
+            self.r_ext.d.next = self.ext5.q.val();
             self.r_data2.d.next.ext_present = self.info5.q.val().get_bits::<8>(8);
-            self.r_data2.d.next.immdt = self.immdt5.q.val();
+            self.r_data2.d.next.immdt = self.o_immdt.y.val();
         }
 
         // ---- S6: frame buffer; a frame's entry is queued once its writes are.
@@ -2193,6 +2186,11 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.fields.data_in.next = self.r_data.q.val();
         self.fields2.write.next = self.fl_pending.q.val() & !self.entries.full.val();
         self.fields2.data_in.next = self.r_data2.q.val();
+        self.ext_lo.write.next = self.fl_pending.q.val() & !self.entries.full.val();
+        self.ext_lo.data_in.next = self.r_ext.q.val().get_bits::<EXT_HALF>(0);
+        self.ext_hi.write.next = self.fl_pending.q.val() & !self.entries.full.val();
+        self.ext_hi.data_in.next =
+            bit_cast::<EXT_HALF, EXT_BITS>(self.r_ext.q.val() >> self.c_ext_half.val());
 
         // ---- Descriptor: entry + IPv4 checksum + ICRC, joined in order.
         self.crc_ok.next =
