@@ -602,14 +602,16 @@ impl<const W: usize> Logic for OnesStream<W> {
             level = lv;
         }
         // The frame's running sum, cleared after its last beat, then the
-        // fold: the sum is under 2^21 (30 words), so its top part is under
-        // 2^5 and the folded sum is 0xFFFF exactly when the first fold is.
+        // fold, as a compare: the sum is under 2^21 (30 words), so its top
+        // part `h` is under 2^5 and the folded sum is 0xFFFF exactly when
+        // the first fold `low + h` is, that is when `low == 0xFFFF - h`:
+        // the top 11 bits of `low` ones and its low 5 bits `~h`. No add.
         b.push_str(&format!(
             "reg [20:0] acc, fin;\nreg done;\nwire [20:0] nxt = acc + w{level}[0];\n\
              always @(posedge clock) begin\n    fin <= nxt;\n    done <= t{level} & !reset;\n\
              \x20   if (reset | t{level}) acc <= 21'd0;\n    else acc <= nxt;\nend\n\
-             wire [16:0] f1 = fin[15:0] + fin[20:16];\nreg okr, tr;\n\
-             always @(posedge clock) begin\n    okr <= (f1 == 17'h0ffff);\n    tr <= done;\nend\n\
+             reg okr, tr;\n\
+             always @(posedge clock) begin\n    okr <= (fin[15:5] == 11'h7ff) & (fin[4:0] == ~fin[20:16]);\n    tr <= done;\nend\n\
              always @(*) begin\n    ok = okr;\n    tag_out = tr;\nend\n"
         ));
         assert_eq!(level + 4, Self::latency());
