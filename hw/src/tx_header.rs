@@ -44,9 +44,11 @@ pub const STAGES: usize = 5;
 pub const LATENCY: usize = STAGES + 1;
 /// Headers the output queue holds, and the credits: at most this many
 /// descriptors are in the stages and the queue together. At least the
-/// credit loop (`LATENCY` + 1 edges from a descriptor taken to its credit
-/// back at `in_ready`) for one descriptor per cycle; a power of two.
+/// credit loop (`LATENCY` + 2 edges from a descriptor taken to its credit
+/// back at `in_ready`: the take reaches the credit count from a register)
+/// for one descriptor per cycle; a power of two.
 pub const QUEUE: usize = 8;
+const _: () = assert!(QUEUE >= LATENCY + 2 && QUEUE.is_power_of_two());
 /// The frame before the ICRC is filled with zeros up to this length (the
 /// 60-byte Ethernet minimum less the ICRC).
 pub const MIN_FRAME_LEN: usize = ethernet::MIN_FRAME_LEN - roce_wire::icrc::ICRC_LEN;
@@ -512,23 +514,27 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // the stages or the queue, so the queue never overflows and no
         // stage waits for `out_ready`. `out_valid` counts only the headers
         // written before this edge (`occ` less the one taken), so the head
-        // registers below, loaded at the same edge, hold the head.
+        // registers below, loaded at the same edge, hold the head. The
+        // credit count takes a header's take an edge late (`take_q`), so
+        // `out_ready`'s logic reaches `occ` and the read pointers only;
+        // the credit comes back a cycle later, still within `QUEUE`.
         let qa = QUEUE.trailing_zeros();
         v.push_str(&format!(
-            "reg v0, v1, v2, v3;\nreg [{a1}:0] wptr, wptr2, rptr, rptr1;\nreg [{qa}:0] used, occ;\n\
+            "reg v0, v1, v2, v3;\nreg [{a1}:0] wptr, wptr2, rptr, rptr1;\nreg [{qa}:0] used, occ;\nreg take_q;\n\
              wire take_in = in_valid & in_ready;\nwire take_out = out_valid & out_ready;\n\
              always @(posedge clock) begin\n    if (reset) begin\n\
              \x20       v0 <= 1'b0;\n        v1 <= 1'b0;\n        v2 <= 1'b0;\n        v3 <= 1'b0;\n\
              \x20       wptr <= {qa}'d0;\n        wptr2 <= {qa}'d0;\n        rptr <= {qa}'d0;\n        rptr1 <= {qa}'d1;\n\
-             \x20       used <= {qb}'d0;\n        occ <= {qb}'d0;\n\
+             \x20       used <= {qb}'d0;\n        occ <= {qb}'d0;\n        take_q <= 1'b0;\n\
              \x20       in_ready <= 1'b1;\n        out_valid <= 1'b0;\n\
              \x20   end else begin\n\
              \x20       v0 <= take_in;\n        v1 <= v0;\n        v2 <= v1;\n        v3 <= v2;\n\
              \x20       if (v3) wptr <= wptr + {qa}'d1;\n        if (v2) wptr2 <= wptr2 + {qa}'d1;\n\
              \x20       if (take_out) begin\n            rptr <= rptr1;\n            rptr1 <= rptr1 + {qa}'d1;\n        end\n\
-             \x20       used <= used + {{{qa}'d0, take_in}} - {{{qa}'d0, take_out}};\n\
+             \x20       take_q <= take_out;\n\
+             \x20       used <= used + {{{qa}'d0, take_in}} - {{{qa}'d0, take_q}};\n\
              \x20       occ <= occ + {{{qa}'d0, v3}} - {{{qa}'d0, take_out}};\n\
-             \x20       in_ready <= take_out | (take_in ? used != {qb}'d{} : in_ready);\n\
+             \x20       in_ready <= take_q | (take_in ? used != {qb}'d{} : in_ready);\n\
              \x20       out_valid <= take_out ? occ > {qb}'d1 : occ != {qb}'d0;\n\
              \x20   end\nend\n",
             QUEUE - 1,
