@@ -1040,7 +1040,13 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             f_ack: ByteSelect::new(field_at(b, bth::field::ACKREQ)),
             f_psn: ByteSelect::new(field_at(b, bth::field::PSN.start)),
             f_ext: ByteSelect::new(per_layout(|l| l.ext())),
-            csum: OnesStream::new([Layout::ALL[0].ip(), Layout::ALL[1].ip()]),
+            csum: OnesStream::new([false, true].map(|tagged| {
+                Layout {
+                    tagged,
+                    ipv6: false,
+                }
+                .ip()
+            })),
             v2: Default::default(),
             d2: Default::default(),
             k2: Default::default(),

@@ -974,8 +974,10 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         };
         // The two header queues: the `i`-th byte of a queue's list at bits
         // `8i+7:8i` of its word. `wptr2` is the slot of the header in stage
-        // 2 (the stages never stall, so it is `wptr` one header ahead); the
-        // credits free a slot before a descriptor that reuses it is taken.
+        // 2 (the stages never stall, so it equals `wptr + v3`; it is kept as
+        // its own counter so the early RAM's write address comes straight
+        // from flip-flops); the credits free a slot before a descriptor that
+        // reuses it is taken.
         let word = |bytes: &[usize], name: &str| -> Vec<String> {
             bytes
                 .iter()

@@ -197,14 +197,13 @@ fn options(width: usize) {
     for n in 0..600 {
         let (repr, payload) = g.frame();
         let good = repr.to_bytes(&payload).unwrap();
-        let tagged = good[12..14] == [0x81, 0x00];
-        let ip = if tagged {
+        let ip = if repr.eth.vlan.is_some() {
             ethernet::TAGGED_HEADER_LEN
         } else {
             ethernet::HEADER_LEN
         };
         let ihl = 6 + n % 10;
-        let extra = 4 * (ihl - 5);
+        let extra = 4 * ihl - ipv4::HEADER_LEN;
         let mut f = good[..ip + ipv4::HEADER_LEN].to_vec();
         f.extend((0..extra).map(|_| g.rng().below(256) as u8));
         f.extend_from_slice(&good[ip + ipv4::HEADER_LEN..]);
