@@ -306,10 +306,11 @@ pub struct RxCtl {
     pub pre_hit: Bit,
     /// Any check other than the checksum and the ICRC failed.
     pub hit: Bit,
-    /// Its reason (the earliest in the order), and that one-hot in
-    /// counter order (0 when none failed), for the counters.
+    /// Its reason (the earliest in the order; none when none failed).
+    /// Decoded to the counters' one-hot at the head, from this register,
+    /// not before the queue: the decode after the reason's select made the
+    /// queue's write data four LUTs deep.
     pub why: Bits<4>,
-    pub why_hot: Bits<COUNTERS>,
     pub v4: Bit,
     pub end_ptr: Bits<16>,
     pub last_n: Bits<8>,
@@ -592,6 +593,12 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     port_bad3: DFF<Bit>,
     ulen3: DFF<Bits<18>>,
     ip_pay3: DFF<Bits<18>>,
+    /// `ip_pay3` less the UDP and BTH headers and the ICRC, and whether
+    /// that is negative (the IP payload is shorter than them): the body's
+    /// constant part, taken off a stage early so that S4's body length is
+    /// one subtraction (of the extension headers' length).
+    body3: DFF<Bits<18>>,
+    l4_short3: DFF<Bit>,
     e3: DFF<Bits<18>>,
     /// `e3` + the UDP header, and + UDP and BTH (constants chosen with it).
     eu3: DFF<Bits<18>>,
@@ -810,6 +817,8 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     /// each bit from the head registers in one LUT.
     onehot: Signal<Local, Bits<COUNTERS>>,
     onehot_why: Signal<Local, Bits<COUNTERS>>,
+    /// The head's `why` one-hot in counter order (0 when none).
+    why_hot: Signal<Local, Bits<COUNTERS>>,
     onehot_cs: Signal<Local, Bits<COUNTERS>>,
     onehot_cr: Signal<Local, Bits<COUNTERS>>,
     onehot_ok: Signal<Local, Bits<COUNTERS>>,
@@ -863,6 +872,7 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     c_eub_untagged: Constant<Bits<18>>,
     c_eub_tagged: Constant<Bits<18>>,
     c_udp_bth_icrc: Constant<Bits<18>>,
+    c_iph4_udp_bth_icrc: Constant<Bits<18>>,
     c_k: Constant<Bits<18>>,
     c_kmask: Constant<Bits<18>>,
     c_log2k: Constant<Bits<8>>,
@@ -1100,6 +1110,8 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             port_bad3: Default::default(),
             ulen3: Default::default(),
             ip_pay3: Default::default(),
+            body3: Default::default(),
+            l4_short3: Default::default(),
             e3: Default::default(),
             eu3: Default::default(),
             eub3: Default::default(),
@@ -1297,6 +1309,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             cs_bad: Default::default(),
             onehot: Default::default(),
             onehot_why: Default::default(),
+            why_hot: Default::default(),
             onehot_cs: Default::default(),
             onehot_cr: Default::default(),
             onehot_ok: Default::default(),
@@ -1340,6 +1353,10 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             c_eub_untagged: k18(ethernet::HEADER_LEN + udp::HEADER_LEN + bth::HEADER_LEN),
             c_eub_tagged: k18(ethernet::TAGGED_HEADER_LEN + udp::HEADER_LEN + bth::HEADER_LEN),
             c_udp_bth_icrc: k18(udp::HEADER_LEN + bth::HEADER_LEN + icrc::ICRC_LEN),
+            c_iph4_udp_bth_icrc: k18(ipv4::HEADER_LEN
+                + udp::HEADER_LEN
+                + bth::HEADER_LEN
+                + icrc::ICRC_LEN),
             c_k: k18(K),
             c_kmask: k18(K - 1),
             c_log2k: Constant::new((K.trailing_zeros() as u64).into()),
@@ -1466,6 +1483,8 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             port_bad3,
             ulen3,
             ip_pay3,
+            body3,
+            l4_short3,
             e3,
             eu3,
             eub3,
@@ -1826,9 +1845,18 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.ulen3.d.next = bit_cast::<18, 16>(self.ulen2.q.val());
         if self.v6_2.q.val() {
             self.ip_pay3.d.next = bit_cast::<18, 16>(self.plen2.q.val());
+            self.body3.d.next = bit_cast::<18, 16>(self.plen2.q.val()) - self.c_udp_bth_icrc.val();
+            self.l4_short3.d.next =
+                bit_cast::<18, 16>(self.plen2.q.val()) < self.c_udp_bth_icrc.val();
             self.iph3.d.next = self.c_iph6.val();
         } else {
             self.ip_pay3.d.next = bit_cast::<18, 16>(self.tot2.q.val()) - self.c_iph4.val();
+            self.body3.d.next =
+                bit_cast::<18, 16>(self.tot2.q.val()) - self.c_iph4_udp_bth_icrc.val();
+            // (`ip_pay3` wraps when the total length is below the header's:
+            // then it is not short here, as before; `tot_lt3` fails it.)
+            self.l4_short3.d.next = (bit_cast::<18, 16>(self.tot2.q.val()) >= self.c_iph4.val())
+                & (bit_cast::<18, 16>(self.tot2.q.val()) < self.c_iph4_udp_bth_icrc.val());
             self.iph3.d.next = self.c_iph4.val();
         }
         if self.tagged2.q.val() {
@@ -1900,10 +1928,11 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.t_l3_4.d.next = self.e3.q.val() + self.iph3.q.val() + self.ip_pay3.q.val();
         self.pay_small4.d.next = self.tot_lt3.q.val() | (self.ip_pay3.q.val() < self.c_udph.val());
         self.ulen_bad4.d.next = self.ulen3.q.val() != self.ip_pay3.q.val();
-        self.l4_short4.d.next = self.ip_pay3.q.val() < self.c_udp_bth_icrc.val();
-        self.body4.d.next = self.ip_pay3.q.val() - self.c_udp_bth_icrc.val() - self.extlen3.val();
-        self.body_neg4.d.next =
-            self.ip_pay3.q.val() < (self.c_udp_bth_icrc.val() + self.extlen3.val());
+        self.l4_short4.d.next = self.l4_short3.q.val();
+        self.body4.d.next = self.body3.q.val() - self.extlen3.val();
+        // `ip_pay3 < C + extlen3`, for C the constant part: short of C, or
+        // `ip_pay3 - C` (then not negative) short of the extension headers.
+        self.body_neg4.d.next = self.l4_short3.q.val() | (self.body3.q.val() < self.extlen3.val());
         self.p4.d.next = self.eub3.q.val() + self.iph3.q.val() + self.extlen3.val();
         self.info4.d.next = self.info3.q.val();
         self.usrc4.d.next = self.usrc3.q.val();
@@ -2181,8 +2210,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.why6.next = self.r_entry.q.val().post2;
         }
         self.entries.data_in.next.why = self.why6.val();
-        self.entries.data_in.next.why_hot =
-            bit_cast::<COUNTERS, 16>(bit_cast::<16, 1>(true.into()) << self.why6.val());
         self.entries.data_in.next.v4 = self.r_entry.q.val().v4;
         self.entries.data_in.next.end_ptr = self.wptr.q.val()
             + bit_cast::<16, 1>(self.w_valid.q.val().into())
@@ -2333,11 +2360,14 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         // Counters: a descriptor taken at one edge is counted at the next.
         self.take_q.d.next = self.hdr_take.val();
         // `reason` one-hot, term by term from the head registers (`why_hot`
-        // is 0 unless `hit`, and `pre_hit` implies `hit`).
+        // is 0 unless `hit`, as `why` is none, and `pre_hit` implies `hit`).
         self.cs_bad.next = self.entries.data_out.val().v4 & !self.cs.m_data.val();
+        self.why_hot.next = bit_cast::<COUNTERS, 16>(
+            bit_cast::<16, 1>(true.into()) << self.entries.data_out.val().why,
+        );
         self.onehot_why.next = 0.into();
         if self.entries.data_out.val().pre_hit | !self.cs_bad.val() {
-            self.onehot_why.next = self.entries.data_out.val().why_hot;
+            self.onehot_why.next = self.why_hot.val();
         }
         self.onehot_cs.next = 0.into();
         if !self.entries.data_out.val().pre_hit & self.cs_bad.val() {
