@@ -64,16 +64,27 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     occ: DFF<Bits<AP1>>,
     store_q: DFF<Bit>,
     load_q: DFF<Bit>,
-    /// `occ` is 0, 1, 2, `2^A - 2`, `2^A - 1`, `2^A` (from `occ`'s next value).
+    /// `occ` is 0, 1, 2, `2^A - 2`, `2^A - 1`, `2^A`: each set from `occ`'s
+    /// compares with its neighbours and `inc_q` / `dec_q` (no carry chain
+    /// before them).
     occ_0: DFF<Bit>,
     occ_1: DFF<Bit>,
     occ_2: DFF<Bit>,
     occ_m2: DFF<Bit>,
     occ_m1: DFF<Bit>,
     occ_m0: DFF<Bit>,
-    occ_next: Signal<Local, Bits<AP1>>,
     inc_q: Signal<Local, Bit>,
     dec_q: Signal<Local, Bit>,
+    stay_q: Signal<Local, Bit>,
+    /// `occ` equals 0, 1, 2, 3, `2^A - 3`, `2^A - 2`, `2^A - 1`, `2^A`.
+    eq0: Signal<Local, Bit>,
+    eq1: Signal<Local, Bit>,
+    eq2: Signal<Local, Bit>,
+    eq3: Signal<Local, Bit>,
+    eqm3: Signal<Local, Bit>,
+    eqm2: Signal<Local, Bit>,
+    eqm1: Signal<Local, Bit>,
+    eqm0: Signal<Local, Bit>,
     ram_empty: Signal<Local, Bit>,
     store: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
@@ -87,6 +98,7 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     ne0: Signal<Local, Bit>,
     ne1: Signal<Local, Bit>,
     addr_mask: Constant<Bits<AP1>>,
+    c_m3: Constant<Bits<AP1>>,
     c_m2: Constant<Bits<AP1>>,
     c_m1: Constant<Bits<AP1>>,
     c_m0: Constant<Bits<AP1>>,
@@ -127,9 +139,17 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             occ_m2: Default::default(),
             occ_m1: Default::default(),
             occ_m0: Default::default(),
-            occ_next: Default::default(),
             inc_q: Default::default(),
             dec_q: Default::default(),
+            stay_q: Default::default(),
+            eq0: Default::default(),
+            eq1: Default::default(),
+            eq2: Default::default(),
+            eq3: Default::default(),
+            eqm3: Default::default(),
+            eqm2: Default::default(),
+            eqm1: Default::default(),
+            eqm0: Default::default(),
             ram_empty: Default::default(),
             store: Default::default(),
             load: Default::default(),
@@ -141,6 +161,8 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             ne0: Default::default(),
             ne1: Default::default(),
             addr_mask: Constant::new(((1u64 << A) - 1).into()),
+            // (2^A - 3 wraps for A = 1, to a count the RAM never holds.)
+            c_m3: Constant::new((((1u64 << A).wrapping_sub(3)) & ((1u64 << AP1) - 1)).into()),
             c_m2: Constant::new(((1u64 << A) - 2).into()),
             c_m1: Constant::new(((1u64 << A) - 1).into()),
             c_m0: Constant::new((1u64 << A).into()),
@@ -196,26 +218,45 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
         self.load_q.d.next = self.load.val();
         self.inc_q.next = self.store_q.q.val() & !self.load_q.q.val();
         self.dec_q.next = self.load_q.q.val() & !self.store_q.q.val();
-        self.occ_next.next = self.occ.q.val();
+        self.stay_q.next = !self.inc_q.val() & !self.dec_q.val();
         if self.inc_q.val() {
-            self.occ_next.next = self.occ.q.val() + 1;
+            self.occ.d.next = self.occ.q.val() + 1;
         } else if self.dec_q.val() {
-            self.occ_next.next = self.occ.q.val() - 1;
+            self.occ.d.next = self.occ.q.val() - 1;
         }
-        self.occ.d.next = self.occ_next.val();
-        self.occ_0.d.next = self.occ_next.val() == 0;
-        self.occ_1.d.next = self.occ_next.val() == 1;
-        self.occ_2.d.next = self.occ_next.val() == 2;
-        self.occ_m2.d.next = self.occ_next.val() == self.c_m2.val();
-        self.occ_m1.d.next = self.occ_next.val() == self.c_m1.val();
-        self.occ_m0.d.next = self.occ_next.val() == self.c_m0.val();
+        self.eq0.next = self.occ.q.val() == 0;
+        self.eq1.next = self.occ.q.val() == 1;
+        self.eq2.next = self.occ.q.val() == 2;
+        self.eq3.next = self.occ.q.val() == 3;
+        self.eqm3.next = self.occ.q.val() == self.c_m3.val();
+        self.eqm2.next = self.occ.q.val() == self.c_m2.val();
+        self.eqm1.next = self.occ.q.val() == self.c_m1.val();
+        self.eqm0.next = self.occ.q.val() == self.c_m0.val();
+        // `occ`'s next value is k: it is k and stays, or is k - 1 and
+        // grows, or k + 1 and shrinks.
+        self.occ_0.d.next =
+            (self.eq0.val() & self.stay_q.val()) | (self.eq1.val() & self.dec_q.val());
+        self.occ_1.d.next = (self.eq1.val() & self.stay_q.val())
+            | (self.eq0.val() & self.inc_q.val())
+            | (self.eq2.val() & self.dec_q.val());
+        self.occ_2.d.next = (self.eq2.val() & self.stay_q.val())
+            | (self.eq1.val() & self.inc_q.val())
+            | (self.eq3.val() & self.dec_q.val());
+        self.occ_m2.d.next = (self.eqm2.val() & self.stay_q.val())
+            | (self.eqm3.val() & self.inc_q.val())
+            | (self.eqm1.val() & self.dec_q.val());
+        self.occ_m1.d.next = (self.eqm1.val() & self.stay_q.val())
+            | (self.eqm2.val() & self.inc_q.val())
+            | (self.eqm0.val() & self.dec_q.val());
+        self.occ_m0.d.next =
+            (self.eqm0.val() & self.stay_q.val()) | (self.eqm1.val() & self.inc_q.val());
         // This cycle's count is 1 / `2^A - 1`. The flags are then decided
         // for `read` low (load = load0) and high (load = nonempty_q), and
         // picked by `read`.
-        self.one.next = (self.occ_1.q.val() & !self.inc_q.val() & !self.dec_q.val())
+        self.one.next = (self.occ_1.q.val() & self.stay_q.val())
             | (self.occ_0.q.val() & self.inc_q.val())
             | (self.occ_2.q.val() & self.dec_q.val());
-        self.dm1.next = (self.occ_m1.q.val() & !self.inc_q.val() & !self.dec_q.val())
+        self.dm1.next = (self.occ_m1.q.val() & self.stay_q.val())
             | (self.occ_m2.q.val() & self.inc_q.val())
             | (self.occ_m0.q.val() & self.dec_q.val());
         self.load0.next = self.nonempty_q.q.val() & !self.out_valid.q.val();
