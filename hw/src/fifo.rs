@@ -55,36 +55,10 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     /// The RAM is full / holds a word, as of this cycle (registered).
     full_q: DFF<Bit>,
     nonempty_q: DFF<Bit>,
-    /// Words in the RAM as of the previous edge: `occ + store_q - load_q`
-    /// is this cycle's count. The count lags by an edge so that no clock
-    /// enable follows `read` (a late handshake): its enable and data come
-    /// from `store_q` / `load_q`. The flags below are decided from the
-    /// lagged count's compares (registered, `occ_*`) and those two bits,
-    /// with no pointer arithmetic in between.
+    /// Words in the RAM (`wptr - rptr`), kept as its own register so the
+    /// flags above are decided from compares on flip-flops and the cycle's
+    /// store/load, with no pointer arithmetic in between.
     occ: DFF<Bits<AP1>>,
-    store_q: DFF<Bit>,
-    load_q: DFF<Bit>,
-    /// `occ` is 0, 1, 2, `2^A - 2`, `2^A - 1`, `2^A`: each set from `occ`'s
-    /// compares with its neighbours and `inc_q` / `dec_q` (no carry chain
-    /// before them).
-    occ_0: DFF<Bit>,
-    occ_1: DFF<Bit>,
-    occ_2: DFF<Bit>,
-    occ_m2: DFF<Bit>,
-    occ_m1: DFF<Bit>,
-    occ_m0: DFF<Bit>,
-    inc_q: Signal<Local, Bit>,
-    dec_q: Signal<Local, Bit>,
-    stay_q: Signal<Local, Bit>,
-    /// `occ` equals 0, 1, 2, 3, `2^A - 3`, `2^A - 2`, `2^A - 1`, `2^A`.
-    eq0: Signal<Local, Bit>,
-    eq1: Signal<Local, Bit>,
-    eq2: Signal<Local, Bit>,
-    eq3: Signal<Local, Bit>,
-    eqm3: Signal<Local, Bit>,
-    eqm2: Signal<Local, Bit>,
-    eqm1: Signal<Local, Bit>,
-    eqm0: Signal<Local, Bit>,
     ram_empty: Signal<Local, Bit>,
     store: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
@@ -98,10 +72,7 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     ne0: Signal<Local, Bit>,
     ne1: Signal<Local, Bit>,
     addr_mask: Constant<Bits<AP1>>,
-    c_m3: Constant<Bits<AP1>>,
-    c_m2: Constant<Bits<AP1>>,
-    c_m1: Constant<Bits<AP1>>,
-    c_m0: Constant<Bits<AP1>>,
+    one_less: Constant<Bits<AP1>>,
 }
 
 impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
@@ -131,25 +102,6 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             full_q: Default::default(),
             nonempty_q: Default::default(),
             occ: Default::default(),
-            store_q: Default::default(),
-            load_q: Default::default(),
-            occ_0: Default::default(),
-            occ_1: Default::default(),
-            occ_2: Default::default(),
-            occ_m2: Default::default(),
-            occ_m1: Default::default(),
-            occ_m0: Default::default(),
-            inc_q: Default::default(),
-            dec_q: Default::default(),
-            stay_q: Default::default(),
-            eq0: Default::default(),
-            eq1: Default::default(),
-            eq2: Default::default(),
-            eq3: Default::default(),
-            eqm3: Default::default(),
-            eqm2: Default::default(),
-            eqm1: Default::default(),
-            eqm0: Default::default(),
             ram_empty: Default::default(),
             store: Default::default(),
             load: Default::default(),
@@ -161,11 +113,7 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             ne0: Default::default(),
             ne1: Default::default(),
             addr_mask: Constant::new(((1u64 << A) - 1).into()),
-            // (2^A - 3 wraps for A = 1, to a count the RAM never holds.)
-            c_m3: Constant::new((((1u64 << A).wrapping_sub(3)) & ((1u64 << AP1) - 1)).into()),
-            c_m2: Constant::new(((1u64 << A) - 2).into()),
-            c_m1: Constant::new(((1u64 << A) - 1).into()),
-            c_m0: Constant::new((1u64 << A).into()),
+            one_less: Constant::new(((1u64 << A) - 1).into()),
         }
     }
 }
@@ -179,10 +127,7 @@ impl<D: Synth, const A: usize, const AP1: usize> Default for SyncFifo<D, A, AP1>
 impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, wptr, rptr, out_valid, full_q, nonempty_q, occ, store_q, load_q, occ_0,
-            occ_1, occ_2, occ_m2, occ_m1, occ_m0
-        );
+        dff_setup!(self, clock, wptr, rptr, out_valid, full_q, nonempty_q, occ);
         clock!(self, clock, lane);
         // RAM full / empty, from flip-flops (set from the next pointers below).
         self.full.next = self.full_q.q.val();
@@ -211,55 +156,17 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
         self.lane.raddr.next = self.lane_raddr.val();
         self.data_out.next = self.lane.data_out.val();
         self.empty.next = !self.out_valid.q.val();
-        // The RAM's occupancy and flags move by one word at most. The count
-        // follows the previous cycle's store and load; this cycle's count
-        // is one more (`inc_q`), one less (`dec_q`) or the same.
-        self.store_q.d.next = self.store.val();
-        self.load_q.d.next = self.load.val();
-        self.inc_q.next = self.store_q.q.val() & !self.load_q.q.val();
-        self.dec_q.next = self.load_q.q.val() & !self.store_q.q.val();
-        self.stay_q.next = !self.inc_q.val() & !self.dec_q.val();
-        if self.inc_q.val() {
+        // The RAM's occupancy and flags move by one word at most. The flags
+        // are decided for `read` low (load = load0) and high (load =
+        // nonempty_q), then picked by `read`.
+        if self.store.val() & !self.load.val() {
             self.occ.d.next = self.occ.q.val() + 1;
-        } else if self.dec_q.val() {
+        } else if self.load.val() & !self.store.val() {
             self.occ.d.next = self.occ.q.val() - 1;
         }
-        self.eq0.next = self.occ.q.val() == 0;
-        self.eq1.next = self.occ.q.val() == 1;
-        self.eq2.next = self.occ.q.val() == 2;
-        self.eq3.next = self.occ.q.val() == 3;
-        self.eqm3.next = self.occ.q.val() == self.c_m3.val();
-        self.eqm2.next = self.occ.q.val() == self.c_m2.val();
-        self.eqm1.next = self.occ.q.val() == self.c_m1.val();
-        self.eqm0.next = self.occ.q.val() == self.c_m0.val();
-        // `occ`'s next value is k: it is k and stays, or is k - 1 and
-        // grows, or k + 1 and shrinks.
-        self.occ_0.d.next =
-            (self.eq0.val() & self.stay_q.val()) | (self.eq1.val() & self.dec_q.val());
-        self.occ_1.d.next = (self.eq1.val() & self.stay_q.val())
-            | (self.eq0.val() & self.inc_q.val())
-            | (self.eq2.val() & self.dec_q.val());
-        self.occ_2.d.next = (self.eq2.val() & self.stay_q.val())
-            | (self.eq1.val() & self.inc_q.val())
-            | (self.eq3.val() & self.dec_q.val());
-        self.occ_m2.d.next = (self.eqm2.val() & self.stay_q.val())
-            | (self.eqm3.val() & self.inc_q.val())
-            | (self.eqm1.val() & self.dec_q.val());
-        self.occ_m1.d.next = (self.eqm1.val() & self.stay_q.val())
-            | (self.eqm2.val() & self.inc_q.val())
-            | (self.eqm0.val() & self.dec_q.val());
-        self.occ_m0.d.next =
-            (self.eqm0.val() & self.stay_q.val()) | (self.eqm1.val() & self.inc_q.val());
-        // This cycle's count is 1 / `2^A - 1`. The flags are then decided
-        // for `read` low (load = load0) and high (load = nonempty_q), and
-        // picked by `read`.
-        self.one.next = (self.occ_1.q.val() & self.stay_q.val())
-            | (self.occ_0.q.val() & self.inc_q.val())
-            | (self.occ_2.q.val() & self.dec_q.val());
-        self.dm1.next = (self.occ_m1.q.val() & self.stay_q.val())
-            | (self.occ_m2.q.val() & self.inc_q.val())
-            | (self.occ_m0.q.val() & self.dec_q.val());
         self.load0.next = self.nonempty_q.q.val() & !self.out_valid.q.val();
+        self.dm1.next = self.occ.q.val() == self.one_less.val();
+        self.one.next = self.occ.q.val() == 1;
         self.full0.next = (self.store.val() & !self.load0.val() & self.dm1.val())
             | (self.full_q.q.val() & !(self.load0.val() & !self.store.val()));
         self.full1.next = (self.store.val() & !self.nonempty_q.q.val() & self.dm1.val())
@@ -279,14 +186,6 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
             self.rptr.d.next = 0.into();
             self.out_valid.d.next = false;
             self.occ.d.next = 0.into();
-            self.store_q.d.next = false;
-            self.load_q.d.next = false;
-            self.occ_0.d.next = true;
-            self.occ_1.d.next = false;
-            self.occ_2.d.next = false;
-            self.occ_m2.d.next = self.c_m2.val() == 0;
-            self.occ_m1.d.next = false;
-            self.occ_m0.d.next = false;
             self.full_q.d.next = false;
             self.nonempty_q.d.next = false;
         }
