@@ -293,6 +293,13 @@ pub struct RxEntry {
     pub pre_hit: Bit,
     pub post_hit: Bit,
     pub post2_hit: Bit,
+    /// `pre`, `post` and `post2` one-hot in counter order (0 for none),
+    /// decoded in S5, so that queueing the entry picks the one-hot with
+    /// the same registered selects as the reason (decoding the picked
+    /// reason put four LUTs before the queue's write data).
+    pub pre_hot: Bits<COUNTERS>,
+    pub post_hot: Bits<COUNTERS>,
+    pub post2_hot: Bits<COUNTERS>,
     pub v4: Bit,
     pub last_n: Bits<8>,
 }
@@ -306,11 +313,10 @@ pub struct RxCtl {
     pub pre_hit: Bit,
     /// Any check other than the checksum and the ICRC failed.
     pub hit: Bit,
-    /// Its reason (the earliest in the order; none when none failed).
-    /// Decoded to the counters' one-hot at the head, from this register,
-    /// not before the queue: the decode after the reason's select made the
-    /// queue's write data four LUTs deep.
+    /// Its reason (the earliest in the order), and that one-hot in
+    /// counter order (0 when none failed), for the counters.
     pub why: Bits<4>,
+    pub why_hot: Bits<COUNTERS>,
     pub v4: Bit,
     pub end_ptr: Bits<16>,
     pub last_n: Bits<8>,
@@ -593,12 +599,10 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     port_bad3: DFF<Bit>,
     ulen3: DFF<Bits<18>>,
     ip_pay3: DFF<Bits<18>>,
-    /// `ip_pay3` less the UDP and BTH headers and the ICRC, and whether
-    /// that is negative (the IP payload is shorter than them): the body's
+    /// `ip_pay3` less the UDP and BTH headers and the ICRC: the body's
     /// constant part, taken off a stage early so that S4's body length is
     /// one subtraction (of the extension headers' length).
     body3: DFF<Bits<18>>,
-    l4_short3: DFF<Bit>,
     e3: DFF<Bits<18>>,
     /// `e3` + the UDP header, and + UDP and BTH (constants chosen with it).
     eu3: DFF<Bits<18>>,
@@ -817,8 +821,6 @@ pub struct RoceRx<const W: usize, const K: usize, const A: usize> {
     /// each bit from the head registers in one LUT.
     onehot: Signal<Local, Bits<COUNTERS>>,
     onehot_why: Signal<Local, Bits<COUNTERS>>,
-    /// The head's `why` one-hot in counter order (0 when none).
-    why_hot: Signal<Local, Bits<COUNTERS>>,
     onehot_cs: Signal<Local, Bits<COUNTERS>>,
     onehot_cr: Signal<Local, Bits<COUNTERS>>,
     onehot_ok: Signal<Local, Bits<COUNTERS>>,
@@ -1111,7 +1113,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             ulen3: Default::default(),
             ip_pay3: Default::default(),
             body3: Default::default(),
-            l4_short3: Default::default(),
             e3: Default::default(),
             eu3: Default::default(),
             eub3: Default::default(),
@@ -1309,7 +1310,6 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             cs_bad: Default::default(),
             onehot: Default::default(),
             onehot_why: Default::default(),
-            why_hot: Default::default(),
             onehot_cs: Default::default(),
             onehot_cr: Default::default(),
             onehot_ok: Default::default(),
@@ -1484,7 +1484,6 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             ulen3,
             ip_pay3,
             body3,
-            l4_short3,
             e3,
             eu3,
             eub3,
@@ -1846,17 +1845,11 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         if self.v6_2.q.val() {
             self.ip_pay3.d.next = bit_cast::<18, 16>(self.plen2.q.val());
             self.body3.d.next = bit_cast::<18, 16>(self.plen2.q.val()) - self.c_udp_bth_icrc.val();
-            self.l4_short3.d.next =
-                bit_cast::<18, 16>(self.plen2.q.val()) < self.c_udp_bth_icrc.val();
             self.iph3.d.next = self.c_iph6.val();
         } else {
             self.ip_pay3.d.next = bit_cast::<18, 16>(self.tot2.q.val()) - self.c_iph4.val();
             self.body3.d.next =
                 bit_cast::<18, 16>(self.tot2.q.val()) - self.c_iph4_udp_bth_icrc.val();
-            // (`ip_pay3` wraps when the total length is below the header's:
-            // then it is not short here, as before; `tot_lt3` fails it.)
-            self.l4_short3.d.next = (bit_cast::<18, 16>(self.tot2.q.val()) >= self.c_iph4.val())
-                & (bit_cast::<18, 16>(self.tot2.q.val()) < self.c_iph4_udp_bth_icrc.val());
             self.iph3.d.next = self.c_iph4.val();
         }
         if self.tagged2.q.val() {
@@ -1928,11 +1921,13 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.t_l3_4.d.next = self.e3.q.val() + self.iph3.q.val() + self.ip_pay3.q.val();
         self.pay_small4.d.next = self.tot_lt3.q.val() | (self.ip_pay3.q.val() < self.c_udph.val());
         self.ulen_bad4.d.next = self.ulen3.q.val() != self.ip_pay3.q.val();
-        self.l4_short4.d.next = self.l4_short3.q.val();
+        self.l4_short4.d.next = self.ip_pay3.q.val() < self.c_udp_bth_icrc.val();
         self.body4.d.next = self.body3.q.val() - self.extlen3.val();
         // `ip_pay3 < C + extlen3`, for C the constant part: short of C, or
-        // `ip_pay3 - C` (then not negative) short of the extension headers.
-        self.body_neg4.d.next = self.l4_short3.q.val() | (self.body3.q.val() < self.extlen3.val());
+        // `ip_pay3 - C` (then not negative) short of the extension headers
+        // (two compares side by side, not an add and a compare).
+        self.body_neg4.d.next = (self.ip_pay3.q.val() < self.c_udp_bth_icrc.val())
+            | (self.body3.q.val() < self.extlen3.val());
         self.p4.d.next = self.eub3.q.val() + self.iph3.q.val() + self.extlen3.val();
         self.info4.d.next = self.info3.q.val();
         self.usrc4.d.next = self.usrc3.q.val();
@@ -2147,6 +2142,12 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.r_entry.d.next.pre = self.pre.val();
             self.r_entry.d.next.post = self.post.val();
             self.r_entry.d.next.post2 = self.post2.val();
+            self.r_entry.d.next.pre_hot =
+                bit_cast::<COUNTERS, 16>(bit_cast::<16, 1>(true.into()) << self.pre.val());
+            self.r_entry.d.next.post_hot =
+                bit_cast::<COUNTERS, 16>(bit_cast::<16, 1>(true.into()) << self.post.val());
+            self.r_entry.d.next.post2_hot =
+                bit_cast::<COUNTERS, 16>(bit_cast::<16, 1>(true.into()) << self.post2.val());
             // Each reason is none exactly when none of its checks fired.
             self.r_entry.d.next.pre_hit = (self.pre_eth5.q.val() != self.c_r_none.val())
                 | self.len_eq5.q.val()
@@ -2210,6 +2211,13 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
             self.why6.next = self.r_entry.q.val().post2;
         }
         self.entries.data_in.next.why = self.why6.val();
+        if self.r_entry.q.val().pre_hit {
+            self.entries.data_in.next.why_hot = self.r_entry.q.val().pre_hot;
+        } else if self.r_entry.q.val().post_hit {
+            self.entries.data_in.next.why_hot = self.r_entry.q.val().post_hot;
+        } else {
+            self.entries.data_in.next.why_hot = self.r_entry.q.val().post2_hot;
+        }
         self.entries.data_in.next.v4 = self.r_entry.q.val().v4;
         self.entries.data_in.next.end_ptr = self.wptr.q.val()
             + bit_cast::<16, 1>(self.w_valid.q.val().into())
@@ -2360,14 +2368,11 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         // Counters: a descriptor taken at one edge is counted at the next.
         self.take_q.d.next = self.hdr_take.val();
         // `reason` one-hot, term by term from the head registers (`why_hot`
-        // is 0 unless `hit`, as `why` is none, and `pre_hit` implies `hit`).
+        // is 0 unless `hit`, and `pre_hit` implies `hit`).
         self.cs_bad.next = self.entries.data_out.val().v4 & !self.cs.m_data.val();
-        self.why_hot.next = bit_cast::<COUNTERS, 16>(
-            bit_cast::<16, 1>(true.into()) << self.entries.data_out.val().why,
-        );
         self.onehot_why.next = 0.into();
         if self.entries.data_out.val().pre_hit | !self.cs_bad.val() {
-            self.onehot_why.next = self.why_hot.val();
+            self.onehot_why.next = self.entries.data_out.val().why_hot;
         }
         self.onehot_cs.next = 0.into();
         if !self.entries.data_out.val().pre_hit & self.cs_bad.val() {
