@@ -399,9 +399,9 @@ pub const CSUM_WORDS: usize = 30;
 /// one frame may have idle cycles between them.
 ///
 /// Stages, none with a clock enable on the beat: the beat with, per lane,
-/// whether its word is in the sum (`ihl > i / 2` for word `i`: a table of
-/// the beat index and layout gives each lane's least IHL, compared with the
-/// frame's IHL, taken from this beat when it holds it); the masked words; one adder level per stage over the `W / 16`
+/// the IHL the word needs (`ihl > i / 2` for word `i`; a table of the beat
+/// index and layout) and the frame's IHL (from this beat when it holds
+/// it); the masked words; one adder level per stage over the `W / 16`
 /// lanes; the frame's running sum; fold and compare. Whatever the words
 /// hold, at most [`CSUM_WORDS`] of them reach a frame's sum, so 21 bits
 /// hold it.
@@ -525,10 +525,10 @@ impl<const W: usize> Logic for OnesStream<W> {
         // Bits of the beat index the table reads; `near`: the rest are 0.
         let kbits = ((usize::BITS - (self.beats() - 1).leading_zeros()) as usize).max(1);
         let mut b = format!(
-            "reg [{}:0] dp;\nreg lp;\nreg [3:0] ihlp, ihl_c;\nreg [{}:0] inclp;\nreg [{}:0] need_c;\n\
+            "reg [{}:0] dp;\nreg vp, lp;\nreg [3:0] ihlp;\nreg [{}:0] needp;\nreg [{}:0] need_c;\n\
              wire near = beat[15:{kbits}] == {}'d0;\n",
             W - 1,
-            l - 1,
+            5 * l - 1,
             5 * l - 1,
             16 - kbits
         );
@@ -554,14 +554,10 @@ impl<const W: usize> Logic for OnesStream<W> {
         }
         b.push_str("        default: ;\n    endcase\nend\n");
         let ((k0, l0), (k1, l1)) = (self.ihl_at(0), self.ihl_at(1));
-        // The frame's IHL as of this beat (from the beat that holds it),
-        // and each lane's inclusion, decided here from it and the table,
-        // so the next stage's mask is one flag per lane.
         b.push_str(&format!(
-            "always @(*) begin\n    ihl_c = ihlp;\n\
-             \x20   if (valid & near & !vlan & beat[{kb}:0] == {kw}'d{k0}) ihl_c = d[{}:{}];\n\
-             \x20   if (valid & near & vlan & beat[{kb}:0] == {kw}'d{k1}) ihl_c = d[{}:{}];\nend\n\
-             always @(posedge clock) begin\n    dp <= d;\n    lp <= valid & last;\n    ihlp <= ihl_c;\n",
+            "always @(posedge clock) begin\n    dp <= d;\n    vp <= valid;\n    lp <= valid & last;\n    needp <= need_c;\n\
+             \x20   if (valid & near & !vlan & beat[{kb}:0] == {kw}'d{k0}) ihlp <= d[{}:{}];\n\
+             \x20   if (valid & near & vlan & beat[{kb}:0] == {kw}'d{k1}) ihlp <= d[{}:{}];\nend\n",
             8 * l0 + 3,
             8 * l0,
             8 * l1 + 3,
@@ -569,14 +565,6 @@ impl<const W: usize> Logic for OnesStream<W> {
             kb = kbits - 1,
             kw = kbits
         ));
-        for j in 0..l {
-            b.push_str(&format!(
-                "    inclp[{j}] <= valid & ({{1'b0, ihl_c}} >= need_c[{}:{}]);\n",
-                5 * j + 4,
-                5 * j
-            ));
-        }
-        b.push_str("end\n");
         // The masked words.
         b.push_str(&format!(
             "reg [15:0] w0 [0:{}];\nreg t0;\nalways @(posedge clock) begin\n    t0 <= lp;\n",
@@ -584,7 +572,9 @@ impl<const W: usize> Logic for OnesStream<W> {
         ));
         for j in 0..l {
             b.push_str(&format!(
-                "    w0[{j}] <= inclp[{j}] ? dp[{}:{}] : 16'h0;\n",
+                "    w0[{j}] <= (vp & ({{1'b0, ihlp}} >= needp[{}:{}])) ? dp[{}:{}] : 16'h0;\n",
+                5 * j + 4,
+                5 * j,
                 16 * j + 15,
                 16 * j
             ));
