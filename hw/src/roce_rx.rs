@@ -70,6 +70,9 @@ pub const MARGIN: u64 = 13;
 pub const REASON_NONE: u64 = 15;
 /// Counters: one per drop reason (in `DropReason::ALL` order), then accepts.
 const COUNTERS: usize = DropReason::ALL.len() + 1;
+// A reason's one-hot (`1 << reason`, cut to COUNTERS bits) is 0 for
+// none only while none's code is past the counters.
+const _: () = assert!(REASON_NONE as usize >= COUNTERS);
 
 /// The four frame layouts, indexed `tagged + 2 * ipv6`.
 #[derive(Copy, Clone, Debug)]
