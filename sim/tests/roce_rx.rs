@@ -244,6 +244,66 @@ fn ipv4_options_w512() {
     options(512);
 }
 
+/// L4 parts that end inside the opcode's extension headers (or exactly at
+/// their end), with the IP and UDP lengths, the IPv4 checksum and the ICRC
+/// made to agree with the cut, so that the first check to fail is the
+/// body's length: negative for a cut inside (the model says truncated),
+/// zero at the end (then the padding and body checks decide). Only these
+/// frames reach the parser's negative-body check; no other test does.
+/// Each followed by a good frame.
+fn short_ext(width: usize) {
+    use roce_wire::{bth, ethernet, icrc, ipv4, ipv6, udp, IpRepr};
+    let seed = Rng::seed_from_env("roce_rx::short_ext", 0x5E7 + width as u64);
+    println!("seed {seed}");
+    let mut g = FrameGen::new(seed);
+    g.max_payload = 64;
+    let (mut frames, mut inside) = (Vec::new(), 0);
+    while frames.len() < 1200 {
+        let (repr, payload) = g.frame();
+        let ext = repr.bth.opcode.info().map_or(0, |i| i.ext_len());
+        if ext == 0 {
+            continue;
+        }
+        let good = repr.to_bytes(&payload).unwrap();
+        let (ip, iph) = (repr.eth.header_len(), repr.ip.header_len());
+        let kept = g.rng().below(ext as u64 + 1) as usize;
+        let l4 = udp::HEADER_LEN + bth::HEADER_LEN + kept + icrc::ICRC_LEN;
+        let mut f = good[..ip + iph + l4 - icrc::ICRC_LEN].to_vec();
+        f.extend([0; icrc::ICRC_LEN]);
+        match repr.ip {
+            IpRepr::V4(_) => {
+                let mut p = ipv4::Packet::new_unchecked(&mut f[ip..]);
+                p.set_total_len((iph + l4) as u16);
+                p.fill_checksum();
+            }
+            IpRepr::V6(_) => ipv6::Packet::new_unchecked(&mut f[ip..]).set_payload_len(l4 as u16),
+        }
+        udp::Packet::new_unchecked(&mut f[ip + iph..]).set_len(l4 as u16);
+        icrc::fill(&mut f[ip..]).unwrap();
+        f.resize(f.len().max(ethernet::MIN_FRAME_LEN), 0);
+        if kept < ext {
+            assert_eq!(Frame::parse(&f).err(), Some(DropReason::Truncated), "model");
+            inside += 1;
+        }
+        frames.push(f);
+        frames.push(good);
+    }
+    let r = run(&mut *dut(width), &frames, BUSY, seed);
+    let c = check(&frames, &r, &format!("short_ext W={width}"));
+    assert!(inside >= 400, "cuts inside the headers: {inside}");
+    assert!(c[9] >= 600, "every good frame passes: {c:?}");
+}
+
+#[test]
+fn short_extension_headers_w64() {
+    short_ext(64);
+}
+
+#[test]
+fn short_extension_headers_w512() {
+    short_ext(512);
+}
+
 /// Back-to-back frames of every size, no idle and no stall: the parser
 /// never deasserts `s_axis.tready`.
 #[test]
