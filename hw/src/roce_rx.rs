@@ -1925,12 +1925,12 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.pay_small4.d.next = self.tot_lt3.q.val() | (self.ip_pay3.q.val() < self.c_udph.val());
         self.ulen_bad4.d.next = self.ulen3.q.val() != self.ip_pay3.q.val();
         self.l4_short4.d.next = self.ip_pay3.q.val() < self.c_udp_bth_icrc.val();
+        // The body and its checks count only when the L4 part is not short
+        // (`l4_short` decides the frame first, in `post2` and its hit), so
+        // `body3` is not negative wherever they are read: the body is short
+        // of the extension headers exactly when `body3 < extlen3`.
         self.body4.d.next = self.body3.q.val() - self.extlen3.val();
-        // `ip_pay3 < C + extlen3`, for C the constant part: short of C, or
-        // `ip_pay3 - C` (then not negative) short of the extension headers
-        // (two compares side by side, not an add and a compare).
-        self.body_neg4.d.next = (self.ip_pay3.q.val() < self.c_udp_bth_icrc.val())
-            | (self.body3.q.val() < self.extlen3.val());
+        self.body_neg4.d.next = self.body3.q.val() < self.extlen3.val();
         self.p4.d.next = self.eub3.q.val() + self.iph3.q.val() + self.extlen3.val();
         self.info4.d.next = self.info3.q.val();
         self.usrc4.d.next = self.usrc3.q.val();
