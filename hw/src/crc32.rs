@@ -39,6 +39,11 @@
 //! # Flow control and errors
 //! `s_axis.tready` is low only when 32 results are queued or in flight
 //! (the `m_crc` consumer is stalling); it never depends on `s_axis.tvalid`.
+//! [`Crc32::uncredited`] drops that credit: `s_axis.tready` is constant
+//! high, for a caller that itself never has more than [`RESULT_CAPACITY`]
+//! results queued or in flight (it must prove so: a result past that is
+//! lost), so no flow control of the engine's sits in the caller's
+//! handshake.
 //! `m_crc.tuser` flags a packet the engine could not take as a contiguous
 //! byte stream: a beat other than the last with a byte missing from
 //! `tkeep`, a last beat whose `tkeep` is empty or not packed from byte 0,
@@ -57,6 +62,9 @@ pub const PAD_BITS: usize = 6;
 /// Results that may be queued or in flight before `s_axis.tready` falls.
 pub const RESULT_DEPTH: usize = 32;
 const RESULT_ADDR_BITS: usize = 5;
+/// Results the queue holds (an [`Crc32::uncredited`] caller's bound).
+pub const RESULT_CAPACITY: usize =
+    SyncFifo::<CrcResult, RESULT_ADDR_BITS, { RESULT_ADDR_BITS + 1 }>::CAPACITY;
 // The queue (2^A + 1 words) holds every result the credit lets in.
 const _: () = assert!(RESULT_DEPTH <= (1 << RESULT_ADDR_BITS) + 1 && RESULT_DEPTH < 64);
 
@@ -88,6 +96,8 @@ pub struct Crc32<const W: usize, const K: usize> {
     /// (low at power-up, like `outstanding`).
     busy_q: DFF<Bit>,
     depth: Constant<Bits<6>>,
+    /// The credit above applies (see [`Crc32::uncredited`]).
+    credit: Constant<Bit>,
     // S0: captured beat.
     x0: MaskedReg<W, K>,
     v0: DFF<Bit>,
@@ -149,6 +159,15 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
         Self::build(true)
     }
 
+    /// This engine with `s_axis.tready` constant high (no result credit):
+    /// the caller keeps at most [`RESULT_CAPACITY`] results queued or in
+    /// flight, e.g. by taking each result with a beat of its own bounded
+    /// queue (see the module documentation).
+    pub fn uncredited(mut self) -> Self {
+        self.credit = Constant::new(false);
+        self
+    }
+
     fn build(split: bool) -> Self {
         check_width("Crc32", W, K);
         assert!(K <= 1 << PAD_BITS);
@@ -179,6 +198,7 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
             outstanding: Default::default(),
             busy_q: Default::default(),
             depth: Constant::new((RESULT_DEPTH as u64).into()),
+            credit: Constant::new(true),
             x0: MaskedReg::new(),
             v0: Default::default(),
             last0: Default::default(),
@@ -280,7 +300,7 @@ impl<const W: usize, const K: usize> Logic for Crc32<W, K> {
 
         // Flow control: accept while fewer than RESULT_DEPTH results are
         // queued or in flight. Counted per packet (its last beat).
-        self.s_axis.tready.next = !self.busy_q.q.val();
+        self.s_axis.tready.next = !(self.busy_q.q.val() & self.credit.val());
         self.fire.next = self.s_axis.tvalid.val() & self.s_axis.tready.val();
         if self.fire.val() {
             self.in_packet.d.next = !self.s_axis.tlast.val();

@@ -76,6 +76,9 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
 }
 
 impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
+    /// Words it holds: the RAM's `2^A` and the output register.
+    pub const CAPACITY: usize = (1 << A) + 1;
+
     pub fn new() -> Self {
         assert!(
             (1..=8).contains(&A),

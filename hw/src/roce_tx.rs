@@ -26,7 +26,7 @@
 //! aborts it, and `error_payload` pulses.
 
 use crate::axis_register::AxisRegister;
-use crate::crc32::Crc32;
+use crate::crc32::{Crc32, RESULT_CAPACITY};
 use crate::fifo::{FifoLane, SyncFifo};
 use crate::gf2;
 use crate::prim::CountKeep;
@@ -41,6 +41,15 @@ use rust_hdl_widgets::prelude::*;
 /// Width of the ICRC stream's beat index `cj`, which saturates at its top
 /// value (every masked byte's beat is below it: checked in `RoceTx::new`).
 pub const CJ_BITS: usize = 5;
+
+/// Address bits of the delay FIFO (`dfifo` and its lanes).
+const DELAY_ADDR_BITS: usize = 5;
+type DelayFifo<const W: usize> = SyncFifo<Bits<W>, DELAY_ADDR_BITS, { DELAY_ADDR_BITS + 1 }>;
+// The ICRC engine runs without its result credit (`Crc32::uncredited`): a
+// frame's result is fed no earlier than its last beat enters `dfifo`, and
+// taken when that beat leaves it, so no more results are queued or in
+// flight than `dfifo` holds beats.
+const _: () = assert!(DelayFifo::<8>::CAPACITY <= RESULT_CAPACITY);
 
 /// Beat `idx` of the header window: `hdr[idx*W +: W]`.
 #[derive(LogicBlock, Default)]
@@ -638,15 +647,15 @@ pub struct RoceTx<const W: usize, const K: usize> {
     // Delay FIFO and tail.
     /// The beats; its pointers and flags also move `mfifo`, `tfifo` and
     /// `kfifo`, which are written and popped with it.
-    dfifo: SyncFifo<Bits<W>, 5, 6>,
+    dfifo: DelayFifo<W>,
     /// Beside `dfifo`: the beat's count, last, error, spill and extra count.
-    mfifo: FifoLane<Bits<32>, 5>,
+    mfifo: FifoLane<Bits<32>, DELAY_ADDR_BITS>,
     /// Beside `dfifo`: each beat's byte count as a lane mask (the merge's).
-    tfifo: FifoLane<Bits<K>, 5>,
+    tfifo: FifoLane<Bits<K>, DELAY_ADDR_BITS>,
     tcount: CountKeep<K>,
     /// Beside `dfifo`: the last beat's output count (`fq_c0`) as a lane
     /// mask, so the output `tkeep` is a pick of masks, no compare.
-    kfifo: FifoLane<Bits<K>, 5>,
+    kfifo: FifoLane<Bits<K>, DELAY_ADDR_BITS>,
     k0count: CountKeep<K>,
     /// The extra beat's count (`mfifo`'s top byte) as its lane mask.
     xkeep: CountKeep<K>,
@@ -820,7 +829,7 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             fq_take: Default::default(),
             cshift: EthDrop::new(eu % K, et % K),
             cmask: Default::default(),
-            crc: Crc32::new_split(),
+            crc: Crc32::new_split().uncredited(),
             prev_c: Default::default(),
             cj: Default::default(),
             cj_inc: Default::default(),
@@ -985,8 +994,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.u_ck.next = self.r_ck.q.val();
             self.u_fc.next = self.r_fc.q.val();
         }
-        self.fq_take.next =
-            self.fq_valid.q.val() & !self.dfifo.full.val() & self.crc.s_axis.tready.val();
+        self.fq_take.next = self.fq_valid.q.val() & !self.dfifo.full.val();
         self.active.next = self.hb.out_valid.val() & !self.drain.q.val();
         if self.st.q.val() {
             self.in_body.next = self.hb.first_body.val();
@@ -1201,7 +1209,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         }
         self.cmask.d.next = self.cshift.y.val();
         self.crc.s_axis.tdata.next = self.cmask.y.val();
-        if self.flush.q.val() & self.crc.s_axis.tready.val() {
+        if self.flush.q.val() {
             self.flush.d.next = false;
         }
         if self.cj.q.val() == self.cj_top.val() {

@@ -226,11 +226,13 @@ impl TxFrame {
 }
 
 /// Random idle (descriptors and payload beats) and output backpressure,
-/// per mille.
+/// per mille; `hold`: `m_axis.tready` low for the run's first `hold`
+/// cycles, whatever `stall` says.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Pace {
     pub idle: u32,
     pub stall: u32,
+    pub hold: u64,
 }
 
 /// What a run produced.
@@ -274,6 +276,11 @@ pub fn run(dut: &mut dyn TxDut, frames: &[TxFrame], pace: Pace, seed: u64) -> Tx
         }
         dut.set_hdr_valid(offer);
         dut.src_drive(&mut src);
+        sink.set_stall(if r.cycles < pace.hold {
+            1000
+        } else {
+            pace.stall
+        });
         dut.sink_drive(&mut sink);
         dut.eval_();
         let taken = offer && dut.hdr_ready();

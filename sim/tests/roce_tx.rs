@@ -66,6 +66,7 @@ fn random_frames_under_idle_and_backpressure() {
             Pace {
                 idle: 200,
                 stall: 200,
+                hold: 0,
             },
             seed,
         );
@@ -140,8 +141,55 @@ fn wrong_payload_lengths_are_flagged_and_contained() {
             Pace {
                 idle: 100,
                 stall: 100,
+                hold: 0,
             },
             seed,
         );
+    }
+}
+
+/// The output held off long enough for the block to fill: every queue
+/// backs up to the descriptor port. With the shortest frames (one beat at
+/// W=512) the delay FIFO is full of frames whose ICRC results are all
+/// queued, the most the engine ever holds (it runs without a result
+/// credit); every frame still comes out byte-exact once the output moves.
+#[test]
+fn long_output_stall_fills_the_block_and_loses_nothing() {
+    let hold = 1000;
+    for (width, seed) in [(64, 0x4064), (512, 0x40512)] {
+        let mut gen = FrameGen::new(seed);
+        gen.ipv6_permille = 0;
+        gen.vlan_permille = 0;
+        let ack = TABLE
+            .iter()
+            .position(|i| i.name == "RC_ACKNOWLEDGE")
+            .unwrap();
+        let mut frames: Vec<TxFrame> = (0..300)
+            .map(|_| {
+                let (r, p) = gen.frame_with_opcode(ack);
+                TxFrame::new(r, p)
+            })
+            .collect();
+        frames.extend(random_frames(seed, 300));
+        let r = check(
+            width,
+            &frames,
+            Pace {
+                idle: 0,
+                stall: 100,
+                hold,
+            },
+            seed,
+        );
+        // The block stopped taking descriptors long before the hold ended:
+        // it was full, not just slow.
+        let held: Vec<u64> = r.taken_at.iter().copied().filter(|&c| c < hold).collect();
+        let last = *held.last().unwrap();
+        eprintln!(
+            "W={width}: {} descriptors taken during the hold, the last at cycle {last}",
+            held.len()
+        );
+        assert!(last + 500 < hold, "W={width}: still taking at cycle {last}");
+        assert!(held.len() < frames.len() / 2);
     }
 }
