@@ -62,11 +62,12 @@ pub const PAD_BITS: usize = 6;
 /// Results that may be queued or in flight before `s_axis.tready` falls.
 pub const RESULT_DEPTH: usize = 32;
 const RESULT_ADDR_BITS: usize = 5;
+/// The result queue.
+type ResultQueue = SyncFifo<CrcResult, RESULT_ADDR_BITS, { RESULT_ADDR_BITS + 1 }>;
 /// Results the queue holds (an [`Crc32::uncredited`] caller's bound).
-pub const RESULT_CAPACITY: usize =
-    SyncFifo::<CrcResult, RESULT_ADDR_BITS, { RESULT_ADDR_BITS + 1 }>::CAPACITY;
-// The queue (2^A + 1 words) holds every result the credit lets in.
-const _: () = assert!(RESULT_DEPTH <= (1 << RESULT_ADDR_BITS) + 1 && RESULT_DEPTH < 64);
+pub const RESULT_CAPACITY: usize = ResultQueue::CAPACITY;
+// The queue holds every result the credit lets in.
+const _: () = assert!(RESULT_DEPTH <= RESULT_CAPACITY && RESULT_DEPTH < 64);
 
 /// Chunk width of [`Crc32::new_split`]'s S1 partials.
 pub const SUB_BITS: usize = 16;
@@ -138,7 +139,7 @@ pub struct Crc32<const W: usize, const K: usize> {
     rpad: Vec<DFF<Bits<PAD_BITS>>>,
     rerr: Vec<DFF<Bit>>,
     // Result queue.
-    results: SyncFifo<CrcResult, RESULT_ADDR_BITS, { RESULT_ADDR_BITS + 1 }>,
+    results: ResultQueue,
 }
 
 fn full_rows(cols: &[u32]) -> Vec<Vec<u64>> {
