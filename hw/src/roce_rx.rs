@@ -49,7 +49,7 @@
 
 use crate::axis_register::RegSlice;
 use crate::bram::BramOutReg;
-use crate::crc32::{Crc32, PAD_BITS};
+use crate::crc32::{Crc32, PAD_BITS, RESULT_CAPACITY};
 use crate::fifo::{FifoLane, RamQueue, SyncFifo};
 use crate::gf2;
 use crate::prim::{Counter32, LogicRom, XorMatrix};
@@ -61,11 +61,21 @@ use rust_hdl_core::prelude::*;
 use rust_hdl_widgets::prelude::*;
 use std::collections::BTreeMap;
 
-/// Frames accepted on `s_axis` whose descriptor has not been taken, at most.
+/// Frames whose last beat was taken on `s_axis` and whose descriptor has
+/// not yet moved to the descriptor output slice: the input credit closes
+/// at this many (being registered, it lets one more in as it closes), so
+/// with the slice's two, at most `MAX_FRAMES + 3` frames wait for `m_hdr`.
 pub const MAX_FRAMES: u64 = 20;
 /// Frame-buffer beats kept free for beats in the pipeline (and one for
 /// the buffer's fill level, which the input credit reads a cycle old).
 pub const MARGIN: u64 = 13;
+// The ICRC engine runs without its result credit (`Crc32::uncredited`): a
+// frame's result is produced after its last beat is taken, which counts it
+// in `frames`, and consumed as its descriptor moves to the output slice,
+// which uncounts it; the registered input credit lets `frames` reach
+// `MAX_FRAMES + 1` at most, so no more results are queued or in flight
+// than that.
+const _: () = assert!((MAX_FRAMES as usize) < RESULT_CAPACITY);
 /// `m_hdr_reason` when the frame is accepted.
 pub const REASON_NONE: u64 = 15;
 /// Counters: one per drop reason (in `DropReason::ALL` order), then accepts.
@@ -1242,7 +1252,7 @@ impl<const W: usize, const K: usize, const A: usize> RoceRx<W, K, A> {
             fl_pending: Default::default(),
             fl_need: Default::default(),
             fl_shift: Default::default(),
-            crc: Crc32::new(),
+            crc: Crc32::new().uncredited(),
             pre: Default::default(),
             pre_ip: Default::default(),
             post: Default::default(),

@@ -199,6 +199,8 @@ pub struct Pace {
     pub hdr_stall: u32,
     /// Stalls on `m_axis.tready`.
     pub pay_stall: u32,
+    /// `m_hdr_ready` held low for the run's first `hdr_hold` cycles.
+    pub hdr_hold: u64,
 }
 
 /// What a run produced.
@@ -212,6 +214,8 @@ pub struct RunResult {
     pub cycles: u64,
     /// Cycles with a beat offered and `s_axis.tready` low.
     pub input_stalls: u64,
+    /// Cycle (from the run's start) at which each input beat was taken.
+    pub in_cycle: Vec<u64>,
     /// Cycle (from the run's start) at which each descriptor was taken.
     pub hdr_cycle: Vec<u64>,
     /// Stream rule breaches on `m_axis`.
@@ -245,7 +249,7 @@ pub fn run(dut: &mut dyn RxDut, frames: &[Vec<u8>], pace: Pace, seed: u64) -> Ru
     loop {
         dut.src_drive(&mut src);
         dut.sink_drive(&mut sink);
-        let hdr_ready = !rng.chance(pace.hdr_stall);
+        let hdr_ready = r.cycles >= pace.hdr_hold && !rng.chance(pace.hdr_stall);
         dut.set_hdr_ready(hdr_ready);
         dut.eval_();
         let offered = src.presenting().is_some();
@@ -254,6 +258,9 @@ pub fn run(dut: &mut dyn RxDut, frames: &[Vec<u8>], pace: Pace, seed: u64) -> Ru
             r.input_stalls += 1;
         }
         let took = dut.src_handshake(&mut src);
+        if took {
+            r.in_cycle.push(r.cycles);
+        }
         dut.sink_handshake(&mut sink);
         let mut progress = took;
         if dut.hdr_valid() && hdr_ready {
