@@ -552,11 +552,15 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
              oc_add = t0[16] ? t1[16:1] : t0[15:0]; end\n\
              endfunction\n",
         );
-        // Stage 1: the opcode ROM.
+        // Stage 0: the opcode ROM, to the opcode's extension-header pattern
+        // and two flags only. The lengths and the checksum's length term
+        // are functions of the pattern alone: a second ROM on the
+        // registered pattern gives them in stage 1, so stage 0 decodes the
+        // 8-bit opcode into 6 bits, not 57 (it sat behind the descriptor's
+        // input flip-flops on several held-out seeds).
         let fixed_l4 = udp::HEADER_LEN + bth::HEADER_LEN + roce_wire::icrc::ICRC_LEN;
         v.push_str(
-            "reg [3:0] pat;\nreg kn, hp;\nreg [4:0] ext_len;\nreg [6:0] l4_base, ipt_base;\n\
-             reg [15:0] ck0, ck1;\n\
+            "reg [3:0] pat;\nreg kn, hp;\n\
              always @(*) begin\n    case (opcode)\n",
         );
         // The IPv4 checksum's length term: the constant header words
@@ -579,13 +583,18 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         // The sum's low two bits (the lengths are multiples of 4).
         let ck_low = ((ver_ihl << 8) + ipv4::PROTOCOL_UDP as usize) & 3;
         let rom_row = |pat: usize, kn: bool, hp: bool| {
+            format!(
+                "begin pat = 4'd{pat}; kn = 1'b{}; hp = 1'b{}; end",
+                kn as u8, hp as u8,
+            )
+        };
+        // The pattern ROM's row (stage 1, on `d_pat`).
+        let pat_row = |pat: usize| {
             let ext: usize = pats[pat].iter().map(|k| k.size()).sum();
             let ipt = fixed_l4 + ext + ipv4::HEADER_LEN;
             format!(
-                "begin pat = 4'd{pat}; kn = 1'b{}; hp = 1'b{}; ext_len = 5'd{ext}; \
-                 l4_base = 7'd{}; ipt_base = 7'd{ipt}; ck0 = 16'd{}; ck1 = 16'd{}; end",
-                kn as u8,
-                hp as u8,
+                "begin ext_len = 5'd{ext}; l4_base = 7'd{}; ipt_base = 7'd{ipt}; \
+                 ck0 = 16'd{}; ck1 = 16'd{}; end",
                 fixed_l4 + ext,
                 ck(ipt, false),
                 ck(ipt, true),
@@ -602,8 +611,20 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
             "    default: {}\n    endcase\nend\n",
             rom_row(0, false, false)
         ));
-        // Stage 0 registers the descriptor and the ROM's outputs (`d_`
-        // names), so no add sits behind the ROM; stage 1's registers (`r_`).
+        v.push_str(
+            "reg [3:0] d_pat;\nreg d_kn, d_hp;\n\
+             reg [4:0] ext_len;\nreg [6:0] l4_base, ipt_base;\nreg [15:0] ck0, ck1;\n\
+             always @(*) begin\n    case (d_pat)\n",
+        );
+        assert!(pats.len() <= 16, "tx_header: a pattern is 4 bits");
+        for pi in 0..pats.len() {
+            v.push_str(&format!("    4'd{pi}: {}\n", pat_row(pi)));
+        }
+        v.push_str(&format!("    default: {}\n    endcase\nend\n", pat_row(0)));
+        // Stage 0 registers the descriptor and the opcode ROM's outputs
+        // (`d_` names), so no add sits behind that ROM (stage 1's adds
+        // follow the pattern ROM, a LUT of `d_pat`); stage 1's registers
+        // (`r_`).
         let mut regs = String::new();
         let mut loads0 = String::new();
         let mut loads = String::new();
@@ -617,22 +638,19 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
         }
         v.push_str(&regs);
         v.push_str(&format!(
-            "reg [3:0] d_pat;\nreg d_kn, d_hp;\nreg [4:0] d_ext_len;\nreg [6:0] d_l4_base, d_ipt_base;\n\
-             reg [15:0] d_ck0, d_ck1;\n\
-             always @(posedge clock) begin\n{loads0}\
-             \x20   d_pat <= pat;\n    d_kn <= kn;\n    d_hp <= hp;\n    d_ext_len <= ext_len;\n\
-             \x20   d_l4_base <= l4_base;\n    d_ipt_base <= ipt_base;\n    d_ck0 <= ck0;\n    d_ck1 <= ck1;\n\
+            "always @(posedge clock) begin\n{loads0}\
+             \x20   d_pat <= pat;\n    d_kn <= kn;\n    d_hp <= hp;\n\
              end\n"
         ));
         v.push_str(&format!(
             "reg [3:0] pat1;\nreg kn1, hp1;\nreg [4:0] ext1;\nreg [6:0] l4b1, iptb1;\n\
              reg [15:0] pl1;\nreg [16:0] plup1;\nreg [1:0] pad1;\nreg [15:0] p0, p1, p2;\nreg [14:0] p3;\nreg [13:0] np3;\n\
              wire [16:0] pl_up = ({{1'b0, d_payload_len}} + 17'd3) & ~17'd3;\n\
-             wire [15:0] ck = d_ip_df ? d_ck1 : d_ck0;\n\
+             wire [15:0] ck = d_ip_df ? ck1 : ck0;\n\
              wire [15:0] ckr = {{1'b0, d_payload_len[15:2], d_payload_len[1:0] != 2'd0}} + {{1'b0, ck[15:2], 1'b1}};\n\
              always @(posedge clock) begin\n{loads}\
-             \x20   pat1 <= d_pat;\n    kn1 <= d_kn;\n    hp1 <= d_hp;\n    ext1 <= d_ext_len;\n\
-             \x20   l4b1 <= d_l4_base;\n    iptb1 <= d_ipt_base;\n\
+             \x20   pat1 <= d_pat;\n    kn1 <= d_kn;\n    hp1 <= d_hp;\n    ext1 <= ext_len;\n\
+             \x20   l4b1 <= l4_base;\n    iptb1 <= ipt_base;\n\
              \x20   pl1 <= d_hp ? d_payload_len : 16'd0;\n    plup1 <= d_hp ? pl_up : 17'd0;\n\
              \x20   pad1 <= d_hp ? 2'd0 - d_payload_len[1:0] : 2'd0;\n\
              \x20   p0 <= oc_add({{d_ttl, d_tos}}, d_ip_ident);\n\
