@@ -1096,19 +1096,17 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.prev.d.next = self.kmask.y.val();
             }
         }
-        if self.go.val() {
+        // The beat's side fields load with `fq_data`, on `room` (only read
+        // with `fq_valid`, i.e. the FIFO's and the ICRC path's `fq_take`):
+        // `go`'s enables are the front's state and `fq_last` / `fq_kbad`,
+        // which `kb_same` reads on the frame's next beat.
+        if self.room.val() {
             if self.last_now.val() {
                 self.fq_count.d.next = bit_cast::<8, 7>(self.hb.last_count.val());
             } else {
                 self.fq_count.d.next = self.lanes.val();
             }
-            self.fq_last.d.next = self.last_now.val();
             self.fq_user.d.next = self.err.q.val() | self.bad_now.val() | self.kb_same.val();
-            self.fq_kbad.d.next =
-                self.need_in.val() & self.s_payload.tlast.val() & self.keep_bad.val();
-            if self.kb_same.val() {
-                self.err.d.next = true;
-            }
             // The ICRC path's view of this beat.
             self.fq_tag.d.next = self.hb.is_vlan.val();
             // `ob1` (beat index + 1, saturating far above the Ethernet
@@ -1129,6 +1127,14 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.fq_spill.d.next = self.u_spill.val();
             self.fq_c0.d.next = self.u_c0.val();
             self.fq_c1.d.next = self.u_c1.val();
+        }
+        if self.go.val() {
+            self.fq_last.d.next = self.last_now.val();
+            self.fq_kbad.d.next =
+                self.need_in.val() & self.s_payload.tlast.val() & self.keep_bad.val();
+            if self.kb_same.val() {
+                self.err.d.next = true;
+            }
             self.ob.d.next = self.ob.q.val() + 1;
             if self.ob1.q.val() != 31 {
                 self.ob1.d.next = self.ob1.q.val() + 1;
