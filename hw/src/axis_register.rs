@@ -78,6 +78,16 @@ impl<const W: usize, const K: usize> Logic for AxisRegister<W, K> {
         self.m_axis.tuser.next = self.out_user.q.val();
         self.take_in.next = self.s_axis.tvalid.val() & !self.skid_valid.q.val();
         self.out_free.next = !self.out_valid.q.val() | self.m_axis.tready.val();
+        // The skid register samples the input on every cycle it is empty,
+        // so its enable is the registered `!skid_valid` alone (the beat's
+        // enables wait on no handshake); `skid_valid` says whether the
+        // sample is a parked beat.
+        if !self.skid_valid.q.val() {
+            self.skid_data.d.next = self.s_axis.tdata.val();
+            self.skid_keep.d.next = self.s_axis.tkeep.val();
+            self.skid_last.d.next = self.s_axis.tlast.val();
+            self.skid_user.d.next = self.s_axis.tuser.val();
+        }
         if self.out_free.val() {
             if self.skid_valid.q.val() {
                 // Drain the skid register first (input is stalled meanwhile).
@@ -86,7 +96,6 @@ impl<const W: usize, const K: usize> Logic for AxisRegister<W, K> {
                 self.out_keep.d.next = self.skid_keep.q.val();
                 self.out_last.d.next = self.skid_last.q.val();
                 self.out_user.d.next = self.skid_user.q.val();
-                self.skid_valid.d.next = false;
             } else {
                 self.out_valid.d.next = self.take_in.val();
                 self.out_data.d.next = self.s_axis.tdata.val();
@@ -94,14 +103,12 @@ impl<const W: usize, const K: usize> Logic for AxisRegister<W, K> {
                 self.out_last.d.next = self.s_axis.tlast.val();
                 self.out_user.d.next = self.s_axis.tuser.val();
             }
-        } else if self.take_in.val() {
-            // Output is held: park the incoming beat.
-            self.skid_valid.d.next = true;
-            self.skid_data.d.next = self.s_axis.tdata.val();
-            self.skid_keep.d.next = self.s_axis.tkeep.val();
-            self.skid_last.d.next = self.s_axis.tlast.val();
-            self.skid_user.d.next = self.s_axis.tuser.val();
         }
+        // A beat is parked while the output holds one its sink does not
+        // take and a beat is (or stays) in the skid register.
+        self.skid_valid.d.next = self.out_valid.q.val()
+            & !self.m_axis.tready.val()
+            & (self.skid_valid.q.val() | self.s_axis.tvalid.val());
         if self.reset.val() {
             self.out_valid.d.next = false;
             self.skid_valid.d.next = false;
