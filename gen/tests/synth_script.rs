@@ -43,6 +43,89 @@ fn xc7_report_has_every_figure() {
     assert_eq!(std::fs::read_to_string(summary).unwrap(), text);
 }
 
+/// Several seeds placed two at a time: one Fmax per seed, their mean and
+/// minimum, and one critical-path line per seed, in seed order, each read
+/// back from that seed's own log.
+#[test]
+fn seeds_in_parallel_report_each_seed_and_its_critical_path() {
+    // W=128: its own build directory, apart from the xc7 test's (W=64),
+    // which runs beside it.
+    let out = synth(&[
+        "axis_register",
+        "128",
+        "--target",
+        "ice40",
+        "--seeds",
+        "3,1,2",
+        "--jobs",
+        "2",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fmax = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Fmax"))
+        .expect("Fmax line");
+    assert!(fmax.contains("over seeds 3 1 2"), "{fmax}");
+    let paths: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("path"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(paths.len(), 3, "one path line per seed:\n{text}");
+    let dir = root().join("build/synth/axis_register_w128");
+    let mut figs = Vec::new();
+    for (seed, line) in ["3", "1", "2"].iter().zip(&paths) {
+        assert!(line.starts_with(&format!("seed {seed}: ")), "{line}");
+        // The seed's figure is its own log's.
+        let log = std::fs::read_to_string(dir.join(format!("ice40.s{seed}.pnr.log"))).unwrap();
+        let f = log
+            .lines()
+            .filter_map(|l| l.split("Max frequency for clock").nth(1))
+            .filter_map(|l| l.split(": ").nth(1))
+            .filter_map(|l| l.split(" MHz").next())
+            .last()
+            .expect("Fmax in the log");
+        assert!(line.contains(&format!(": {f} MHz, ")), "{line} / {f}");
+        figs.push(f.parse::<f64>().unwrap());
+        // FROM -> TO (logic, routing), the cells named as the HDL does.
+        let (from, rest) = line
+            .split_once(" MHz, ")
+            .unwrap()
+            .1
+            .split_once(" -> ")
+            .unwrap();
+        assert!(
+            from.starts_with("core.") || from.starts_with("chain"),
+            "{line}"
+        );
+        assert!(
+            rest.contains(" ns logic, ") && rest.ends_with(" ns routing)"),
+            "{line}"
+        );
+        assert!(!rest.contains("_SB_"), "vendor suffix left in {line}");
+    }
+    let mean = figs.iter().sum::<f64>() / figs.len() as f64;
+    assert!(
+        fmax.contains(&format!("mean {mean:.1} MHz")),
+        "{fmax} / {mean}"
+    );
+}
+
+#[test]
+fn bad_jobs_fail_with_a_message() {
+    let out = synth(&["crc32", "64", "--target", "ice40", "--jobs", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--jobs must be a whole number"));
+    let out = synth(&["crc32", "64", "--target", "xc7", "--jobs", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--jobs needs a placed target"));
+}
+
 #[test]
 fn bad_target_lists_targets() {
     let out = synth(&["crc32", "64", "--target", "virtex2"]);
