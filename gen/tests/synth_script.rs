@@ -127,6 +127,21 @@ fn bad_jobs_fail_with_a_message() {
 }
 
 #[test]
+fn bad_placer_fails_with_a_message() {
+    let out = synth(&["crc32", "64", "--target", "ecp5", "--placer", "sa"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown placer 'sa'; valid placers: heap, static"),
+        "{err}"
+    );
+    let out = synth(&["crc32", "64", "--target", "ice40", "--placer", "static"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--placer is for the ecp5 target"), "{err}");
+}
+
+#[test]
 fn bad_target_lists_targets() {
     let out = synth(&["crc32", "64", "--target", "virtex2"]);
     assert_eq!(out.status.code(), Some(2));
