@@ -12,7 +12,9 @@
 #[macro_use]
 mod mr_port;
 
-use mr_port::{random_region, random_request, run_requests, security_holds, MrPort, RunStats};
+use mr_port::{
+    random_region, random_request, run_paced, run_requests, security_holds, MrPort, RunStats,
+};
 use roce_sim::model::Model;
 use roce_sim::models::{MrTlbW4096, MrTlbW64};
 use roce_sim::mr_model::{MrTable, Outcome, Region};
@@ -185,10 +187,14 @@ impl<D: Dut> Bench<D> {
     fn run(&mut self, reqs: &[Request], idle: u32, stall: u32) -> Vec<Outcome> {
         let mut stats = RunStats::default();
         let got = run_requests(&mut self.dut, &mut self.rng, reqs, idle, stall, &mut stats);
+        self.tally(stats);
+        got
+    }
+
+    fn tally(&mut self, stats: RunStats) {
         self.requests += stats.requests;
         self.beats += stats.beats;
         self.misses += stats.misses;
-        got
     }
 
     /// Run `reqs` and compare every outcome with the model's, after the
@@ -196,6 +202,26 @@ impl<D: Dut> Bench<D> {
     /// reject counts and with the miss pulses seen.
     fn check(&mut self, reqs: &[Request], idle: u32, stall: u32) -> Vec<Outcome> {
         let got = self.run(reqs, idle, stall);
+        self.compare(reqs, got)
+    }
+
+    /// As `check`, request `i` presented `gaps[i]` cycles after request
+    /// `i - 1` was taken, every beat taken at once.
+    fn check_paced(&mut self, reqs: &[Request], gaps: &[u32]) -> Vec<Outcome> {
+        let mut stats = RunStats::default();
+        let got = run_paced(
+            &mut self.dut,
+            &mut self.rng,
+            reqs,
+            0,
+            &mut stats,
+            |_, i, w| w >= gaps[i],
+        );
+        self.tally(stats);
+        self.compare(reqs, got)
+    }
+
+    fn compare(&mut self, reqs: &[Request], got: Vec<Outcome>) -> Vec<Outcome> {
         for (req, hw) in reqs.iter().zip(&got) {
             security_holds(&self.model, req, hw);
             assert_eq!(hw, &self.model.counted(req), "request {req:x?}");
@@ -892,6 +918,42 @@ fn latency_and_throughput_small_build() {
 #[test]
 fn latency_and_throughput_default_build() {
     timing::<MrTlbW4096>("mr_tlb_w4096");
+}
+
+/// A request arriving while the engine reads the TLB for a further page
+/// of an earlier request (`Look`) must read its own TLB set, not take the
+/// engine's word: the words the engine reads here belong to the same
+/// region, with the same page-number bits above the set (the part the tag
+/// compares), so a request given one would hit with another page's frame.
+/// Every pages' translation is cached; a three-page hit, then a one-page
+/// hit on another page of the region, presented 0..24 cycles after the
+/// first is taken, so one of them arrives at each of the engine's states.
+fn beside_the_engines_tlb_reads<D: Dut>() {
+    let mut b = Bench::<D>::new(9);
+    let (k, _) = simple(&mut b, 5, 0x30_0000, 0x8000);
+    for p in 0..8 {
+        b.check(&[write(k, 0x30_0000 + (p << 12), 8)], 0, 0);
+    }
+    let misses = b.misses;
+    let a = write(k, 0x30_0ff0, 0x1020); // pages 0, 1, 2
+    for gap in 0..24u32 {
+        for page in [3u64, 5, 7] {
+            let c = write(k, 0x30_0000 + (page << 12) + 0x40 + gap as u64, 8);
+            // (`check_paced` compares both outcomes with the model's.)
+            let got = b.check_paced(&[a, c], &[0, gap]);
+            assert!(
+                matches!((&got[0], &got[1]), (Ok(x), Ok(y)) if x.len() == 3 && y.len() == 1),
+                "gap {gap}, page {page}: {got:x?}"
+            );
+        }
+    }
+    assert_eq!(b.misses, misses, "every page was cached: no walk");
+}
+
+#[test]
+fn requests_beside_the_engines_tlb_reads() {
+    beside_the_engines_tlb_reads::<MrTlbW64>();
+    beside_the_engines_tlb_reads::<MrTlbW4096>();
 }
 
 #[test]

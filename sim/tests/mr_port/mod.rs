@@ -109,21 +109,39 @@ pub fn run_requests<D: MrPort + Model>(
     stall: u32,
     stats: &mut RunStats,
 ) -> Vec<Outcome> {
+    run_paced(dut, rng, reqs, stall, stats, |rng, _, _| !rng.chance(idle))
+}
+
+/// As [`run_requests`], with the requests' pace given by `present(rng, i,
+/// waited)`: whether request `i` is presented in a cycle `waited` cycles
+/// after the previous one was taken (or after the start); once presented
+/// it stays until taken.
+pub fn run_paced<D: MrPort + Model>(
+    dut: &mut D,
+    rng: &mut Rng,
+    reqs: &[Request],
+    stall: u32,
+    stats: &mut RunStats,
+    mut present: impl FnMut(&mut Rng, usize, u32) -> bool,
+) -> Vec<Outcome> {
     let mut next = 0;
     let mut presenting = false;
+    let mut waited = 0u32;
     let mut outcomes = Vec::with_capacity(reqs.len());
     let mut current: Vec<Chunk> = Vec::new();
     let mut guard = 0u64;
     while outcomes.len() < reqs.len() {
-        if !presenting && next < reqs.len() && !rng.chance(idle) {
+        if !presenting && next < reqs.len() && present(rng, next, waited) {
             presenting = true;
         }
+        waited += 1;
         dut.drive_req(presenting.then(|| &reqs[next]));
         dut.set_grant_ready(!rng.chance(stall));
         dut.eval();
         if presenting && dut.req_ready() {
             presenting = false;
             next += 1;
+            waited = 0;
             stats.requests += 1;
         }
         if dut.tlb_miss() {
