@@ -925,7 +925,7 @@ fn latency_and_throughput_default_build() {
 /// engine's word: the words the engine reads here belong to the same
 /// region, with the same page-number bits above the set (the part the tag
 /// compares), so a request given one would hit with another page's frame.
-/// Every pages' translation is cached; a three-page hit, then a one-page
+/// Every page's translation is cached; a three-page hit, then a one-page
 /// hit on another page of the region, presented 0..24 cycles after the
 /// first is taken, so one of them arrives at each of the engine's states.
 fn beside_the_engines_tlb_reads<D: Dut>() {
