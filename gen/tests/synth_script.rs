@@ -88,7 +88,7 @@ fn seeds_in_parallel_report_each_seed_and_its_critical_path() {
             .filter_map(|l| l.split("Max frequency for clock").nth(1))
             .filter_map(|l| l.split(": ").nth(1))
             .filter_map(|l| l.split(" MHz").next())
-            .last()
+            .next_back()
             .expect("Fmax in the log");
         assert!(line.contains(&format!(": {f} MHz, ")), "{line} / {f}");
         figs.push(f.parse::<f64>().unwrap());
