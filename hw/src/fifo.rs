@@ -48,6 +48,10 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     pub lane_waddr: Signal<Out, Bits<A>>,
     pub lane_load: Signal<Out, Bit>,
     pub lane_raddr: Signal<Out, Bits<A>>,
+    /// Words in the RAM (0 to `2^A`; the output register not counted), from
+    /// a flip-flop: a producer that keeps its own margin below `2^A` can
+    /// decide from it a cycle ahead, without `full` in its handshake.
+    pub ram_words: Signal<Out, Bits<AP1>>,
     lane: FifoLane<D, A>,
     wptr: DFF<Bits<AP1>>,
     rptr: DFF<Bits<AP1>>,
@@ -98,6 +102,7 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             lane_waddr: Default::default(),
             lane_load: Default::default(),
             lane_raddr: Default::default(),
+            ram_words: Default::default(),
             lane: FifoLane::new(),
             wptr: Default::default(),
             rptr: Default::default(),
@@ -134,6 +139,7 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
         clock!(self, clock, lane);
         // RAM full / empty, from flip-flops (set from the next pointers below).
         self.full.next = self.full_q.q.val();
+        self.ram_words.next = self.occ.q.val();
         self.ram_empty.next = !self.nonempty_q.q.val();
         // Write side.
         self.store.next = self.write.val() & !self.full.val();

@@ -50,6 +50,11 @@ type DelayFifo<const W: usize> = SyncFifo<Bits<W>, DELAY_ADDR_BITS, { DELAY_ADDR
 // taken when that beat leaves it, so no more results are queued or in
 // flight than `dfifo` holds beats.
 const _: () = assert!(DelayFifo::<8>::CAPACITY <= RESULT_CAPACITY);
+/// The front starts a beat only while `dfifo`'s RAM held at most this many
+/// words a cycle earlier (`room_q`): that beat reaches the RAM two edges
+/// later, after at most one more beat, so the RAM is never full when the
+/// front's register holds a beat, and that register needs no handshake.
+const ROOM_WORDS: u64 = (1 << DELAY_ADDR_BITS) - 3;
 
 /// Beat `idx` of the header window: `hdr[idx*W +: W]`.
 #[derive(LogicBlock, Default)]
@@ -558,7 +563,9 @@ pub struct RoceTx<const W: usize, const K: usize> {
     last_now: Signal<Local, Bit>,
     bad_now: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
-    room: Signal<Local, Bit>,
+    /// `dfifo`'s RAM had room (`ROOM_WORDS`) a cycle ago.
+    room_q: DFF<Bit>,
+    room_top: Constant<Bits<{ DELAY_ADDR_BITS + 1 }>>,
     // Front output register.
     fq_valid: DFF<Bit>,
     fq_data: DFF<Bits<W>>,
@@ -619,7 +626,6 @@ pub struct RoceTx<const W: usize, const K: usize> {
     u_fc: Signal<Local, Bits<8>>,
     /// A frame can be one beat long: the shortest header fits in a beat.
     one_beat: Constant<Bit>,
-    fq_take: Signal<Local, Bit>,
     // ICRC path.
     cshift: EthDrop<W, K>,
     cmask: CrcMask<W, K>,
@@ -786,7 +792,8 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             last_now: Default::default(),
             bad_now: Default::default(),
             go: Default::default(),
-            room: Default::default(),
+            room_q: Default::default(),
+            room_top: Constant::new(ROOM_WORDS.into()),
             fq_valid: Default::default(),
             fq_data: Default::default(),
             fq_count: Default::default(),
@@ -826,7 +833,6 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             u_ck: Default::default(),
             u_fc: Default::default(),
             one_beat: Constant::new(header_lengths()[0] <= K),
-            fq_take: Default::default(),
             cshift: EthDrop::new(eu % K, et % K),
             cmask: Default::default(),
             crc: Crc32::new_split().uncredited(),
@@ -887,9 +893,9 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         dff_setup!(
             self, clock, r_ends, r_spill, r_c0, r_c1, r_ck, r_fc, hs, go_q, hbq, ob1, ob, ib, st,
             last_q, body_q, more_q, ilast_q, need_q, prev, err, in_done, late, drain, err_pulse,
-            ep_a, ep_k, fq_valid, fq_data, fq_count, fq_last, fq_user, fq_kbad, fq_tag, fq_cn,
-            fq_ca, fq_ctl, fq_ckeep, fq_fl, fq_fc, fq_v6, fq_spill, fq_c0, fq_c1, prev_c, cj,
-            flush, flush_keep, flush_j, flush_v6, flush_tag, ci_tag, ci_j, ci_v6, extra,
+            ep_a, ep_k, room_q, fq_valid, fq_data, fq_count, fq_last, fq_user, fq_kbad, fq_tag,
+            fq_cn, fq_ca, fq_ctl, fq_ckeep, fq_fl, fq_fc, fq_v6, fq_spill, fq_c0, fq_c1, prev_c,
+            cj, flush, flush_keep, flush_j, flush_v6, flush_tag, ci_tag, ci_j, ci_v6, extra,
             extra_data, extra_keep, extra_user
         );
         clock!(self, clock, hb, crc, dfifo, mfifo, tfifo, kfifo, oreg);
@@ -994,7 +1000,6 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.u_ck.next = self.r_ck.q.val();
             self.u_fc.next = self.r_fc.q.val();
         }
-        self.fq_take.next = self.fq_valid.q.val() & !self.dfifo.full.val();
         self.active.next = self.hb.out_valid.val() & !self.drain.q.val();
         if self.st.q.val() {
             self.in_body.next = self.hb.first_body.val();
@@ -1007,9 +1012,9 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         }
         self.last_now.next = self.last_q.q.val();
         self.need_in.next = self.need_q.q.val();
-        self.room.next = !self.fq_valid.q.val() | self.fq_take.val();
+        self.room_q.d.next = self.dfifo.ram_words.val() <= self.room_top.val();
         self.go.next = self.active.val()
-            & self.room.val()
+            & self.room_q.q.val()
             & (!self.need_in.val() | self.s_payload.tvalid.val());
         self.s_payload.tready.next = (self.go.val() & self.need_in.val()) | self.drain.q.val();
         // Bytes past the descriptor's length are dropped even within a beat.
@@ -1081,12 +1086,10 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.ep_k.d.next = false;
         // (`ob1` saturates far above the header's beats.)
         self.fb_n.next = self.ob1.q.val() == self.hb.head_beats.val();
-        // The front's data register loads whenever it has room (it is
-        // read only with `fq_valid`), so its wide enable is `room`, a LUT
-        // from flip-flops, not `go`.
-        if self.room.val() {
-            self.fq_data.d.next = self.fshift.y.val();
-        }
+        // The front's register loads on every edge (it is read only with
+        // `fq_valid`, and `dfifo` takes every beat it holds: `room_q`), so
+        // its wide registers have no enable.
+        self.fq_data.d.next = self.fshift.y.val();
         // `prev` loads on every beat: the payload beat taken, which is zero
         // on header beats (no lane is taken), or zero after a frame's last.
         if self.go.val() {
@@ -1096,38 +1099,35 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
                 self.prev.d.next = self.kmask.y.val();
             }
         }
-        // The beat's side fields load with `fq_data`, on `room` (only read
-        // with `fq_valid`, i.e. the FIFO's and the ICRC path's `fq_take`):
-        // `go`'s enables are the front's state and `fq_last` / `fq_kbad`,
-        // which `kb_same` reads on the frame's next beat.
-        if self.room.val() {
-            if self.last_now.val() {
-                self.fq_count.d.next = bit_cast::<8, 7>(self.hb.last_count.val());
-            } else {
-                self.fq_count.d.next = self.lanes.val();
-            }
-            self.fq_user.d.next = self.err.q.val() | self.bad_now.val() | self.kb_same.val();
-            // The ICRC path's view of this beat.
-            self.fq_tag.d.next = self.hb.is_vlan.val();
-            // `ob1` (beat index + 1, saturating far above the Ethernet
-            // header) against the Ethernet header's beats + 1.
-            self.fq_cn.d.next = self.ob1.q.val() > self.c_a.val();
-            self.fq_ca.d.next = self.ob1.q.val() == self.c_a.val();
-            self.fq_ctl.d.next = self.last_now.val() & !self.u_ends.val();
-            self.fq_fl.d.next = self.last_now.val() & self.u_ends.val();
-            // (A last beat that ends in a flush beat has `last_count >
-            // E % K`: all lanes, as for any other beat.)
-            if self.last_now.val() {
-                self.fq_ckeep.d.next = self.u_ck.val();
-            } else {
-                self.fq_ckeep.d.next = self.all_keep.val();
-            }
-            self.fq_fc.d.next = self.u_fc.val();
-            self.fq_v6.d.next = self.hb.is_ipv6.val();
-            self.fq_spill.d.next = self.u_spill.val();
-            self.fq_c0.d.next = self.u_c0.val();
-            self.fq_c1.d.next = self.u_c1.val();
+        // The beat's side fields load with `fq_data`, on every edge: `go`'s
+        // enables are the front's state and `fq_last` / `fq_kbad`, which
+        // `kb_same` reads on the frame's next beat.
+        if self.last_now.val() {
+            self.fq_count.d.next = bit_cast::<8, 7>(self.hb.last_count.val());
+        } else {
+            self.fq_count.d.next = self.lanes.val();
         }
+        self.fq_user.d.next = self.err.q.val() | self.bad_now.val() | self.kb_same.val();
+        // The ICRC path's view of this beat.
+        self.fq_tag.d.next = self.hb.is_vlan.val();
+        // `ob1` (beat index + 1, saturating far above the Ethernet
+        // header) against the Ethernet header's beats + 1.
+        self.fq_cn.d.next = self.ob1.q.val() > self.c_a.val();
+        self.fq_ca.d.next = self.ob1.q.val() == self.c_a.val();
+        self.fq_ctl.d.next = self.last_now.val() & !self.u_ends.val();
+        self.fq_fl.d.next = self.last_now.val() & self.u_ends.val();
+        // (A last beat that ends in a flush beat has `last_count >
+        // E % K`: all lanes, as for any other beat.)
+        if self.last_now.val() {
+            self.fq_ckeep.d.next = self.u_ck.val();
+        } else {
+            self.fq_ckeep.d.next = self.all_keep.val();
+        }
+        self.fq_fc.d.next = self.u_fc.val();
+        self.fq_v6.d.next = self.hb.is_ipv6.val();
+        self.fq_spill.d.next = self.u_spill.val();
+        self.fq_c0.d.next = self.u_c0.val();
+        self.fq_c1.d.next = self.u_c1.val();
         if self.go.val() {
             self.fq_last.d.next = self.last_now.val();
             self.fq_kbad.d.next =
@@ -1186,12 +1186,12 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         if self.drain.q.val() & self.s_payload.tvalid.val() & self.s_payload.tlast.val() {
             self.drain.d.next = false;
         }
-        self.fq_valid.d.next = self.go.val() | (self.fq_valid.q.val() & !self.fq_take.val());
+        self.fq_valid.d.next = self.go.val();
         self.err_pulse.d.next = self.ep_a.q.val() | self.ep_k.q.val();
         self.error_payload.next = self.err_pulse.q.val();
 
         // ---- ICRC path: drop the Ethernet header, mask, CRC from the LRH state.
-        self.c_normal.next = self.fq_take.val() & self.fq_cn.q.val();
+        self.c_normal.next = self.fq_valid.q.val() & self.fq_cn.q.val();
         self.cshift.prev.next = self.prev_c.q.val();
         self.crc.s_init.next = self.icrc_init.val();
         self.crc.s_axis.tuser.next = false;
@@ -1223,7 +1223,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         } else {
             self.cj_inc.next = self.cj.q.val() + 1;
         }
-        if self.fq_take.val() {
+        if self.fq_valid.q.val() {
             if self.fq_ca.q.val() {
                 self.prev_c.d.next = self.fq_data.q.val();
                 self.cj.d.next = 0.into();
@@ -1246,7 +1246,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         }
 
         // ---- Delay FIFO.
-        self.dfifo.write.next = self.fq_take.val();
+        self.dfifo.write.next = self.fq_valid.q.val();
         self.dfifo.data_in.next = self.fq_data.q.val();
         self.mfifo.store.next = self.dfifo.lane_store.val();
         self.mfifo.waddr.next = self.dfifo.lane_waddr.val();
