@@ -252,9 +252,16 @@ pub struct TxRun {
     pub violations: Vec<String>,
 }
 
-/// Sends `frames` through `dut` with `pace`; panics if it stops making progress.
+/// Sends `frames` through `dut` with `pace`; panics if it stops making
+/// progress, or if a frame on `m_axis` runs past the longest frame expected
+/// (a block that repeats a beat forever is never idle).
 pub fn run(dut: &mut dyn TxDut, frames: &[TxFrame], pace: Pace, seed: u64) -> TxRun {
     let k = dut.lanes();
+    let max_beats = frames
+        .iter()
+        .map(|f| f.expected().0.len().div_ceil(k) as u64)
+        .max()
+        .unwrap_or(0);
     let mut junk = Rng::new(seed ^ 0x1D1E);
     let mut src = PacketSource::new(k, seed ^ 2, pace.idle);
     let mut sink = PacketSink::new(k, seed ^ 3, pace.stall);
@@ -269,6 +276,7 @@ pub fn run(dut: &mut dyn TxDut, frames: &[TxFrame], pace: Pace, seed: u64) -> Tx
     dut.set_rst(false);
     let mut r = TxRun::default();
     let (mut next, mut idle_for, mut in_frame) = (0usize, 0u64, false);
+    let mut frame_beats = 0u64;
     while r.frames.len() < frames.len() {
         let offer = next < frames.len() && !junk.chance(pace.idle);
         if offer {
@@ -290,9 +298,16 @@ pub fn run(dut: &mut dyn TxDut, frames: &[TxFrame], pace: Pace, seed: u64) -> Tx
             r.first_beat_at.push(r.cycles);
             in_frame = true;
         }
+        frame_beats += beat as u64;
+        assert!(
+            frame_beats <= max_beats,
+            "roce_tx runs on: frame {} has {frame_beats} beats, more than the longest expected ({max_beats})",
+            r.frames.len()
+        );
         while let Some(p) = sink.packets.pop_front() {
             r.frames.push((p.data, p.user));
             in_frame = false;
+            frame_beats = 0;
         }
         r.error_pulses += dut.error_payload() as u64;
         dut.tick_();
