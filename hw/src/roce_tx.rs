@@ -491,10 +491,10 @@ pub struct RoceTx<const W: usize, const K: usize> {
     hb: TxHeader<W, K>,
     /// The head's header window from beat 1 on, as a shift register: it
     /// loads the head (less beat 0) on every edge of a frame's first beat
-    /// and moves down a beat on the edge after each beat taken (`go_q`), so
-    /// its beat 0 is the window's beat `ob1 - go_q` (zero past the header).
+    /// and moves down a beat on the edge after each beat taken (`fq_valid`,
+    /// which is `go` an edge late), so its beat 0 is the window's beat
+    /// `ob1 - fq_valid` (zero past the header).
     hs: DFF<Bits<HDR_BITS>>,
-    go_q: DFF<Bit>,
     hs_in: HdrShift<W>,
     hs_next: HdrShift<W>,
     /// Beats 0 and 1 of `hs`, and beat 1 of the head itself.
@@ -751,7 +751,6 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             error_payload: Default::default(),
             hb: TxHeader::new(),
             hs: Default::default(),
-            go_q: Default::default(),
             hs_in: Default::default(),
             hs_next: Default::default(),
             hs_0: Default::default(),
@@ -891,11 +890,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, r_ends, r_spill, r_c0, r_c1, r_ck, r_fc, hs, go_q, hbq, ob1, ob, ib, st,
-            last_q, body_q, more_q, ilast_q, need_q, prev, err, in_done, late, drain, err_pulse,
-            ep_a, ep_k, room_q, fq_valid, fq_data, fq_count, fq_last, fq_user, fq_kbad, fq_tag,
-            fq_cn, fq_ca, fq_ctl, fq_ckeep, fq_fl, fq_fc, fq_v6, fq_spill, fq_c0, fq_c1, prev_c,
-            cj, flush, flush_keep, flush_j, flush_v6, flush_tag, ci_tag, ci_j, ci_v6, extra,
+            self, clock, r_ends, r_spill, r_c0, r_c1, r_ck, r_fc, hs, hbq, ob1, ob, ib, st, last_q,
+            body_q, more_q, ilast_q, need_q, prev, err, in_done, late, drain, err_pulse, ep_a,
+            ep_k, room_q, fq_valid, fq_data, fq_count, fq_last, fq_user, fq_kbad, fq_tag, fq_cn,
+            fq_ca, fq_ctl, fq_ckeep, fq_fl, fq_fc, fq_v6, fq_spill, fq_c0, fq_c1, prev_c, cj,
+            flush, flush_keep, flush_j, flush_v6, flush_tag, ci_tag, ci_j, ci_v6, extra,
             extra_data, extra_keep, extra_user
         );
         clock!(self, clock, hb, crc, dfifo, mfifo, tfifo, kfifo, oreg);
@@ -1035,10 +1034,9 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.hs_next.hdr.next = self.hs.q.val();
         if self.st.q.val() {
             self.hs.d.next = self.hs_in.y.val();
-        } else if self.go_q.q.val() {
+        } else if self.fq_valid.q.val() {
             self.hs.d.next = self.hs_next.y.val();
         }
-        self.go_q.d.next = self.go.val();
         self.hs_0.hdr.next = self.hs.q.val();
         self.hs_0.idx.next = 0.into();
         self.hs_1.hdr.next = self.hs.q.val();
@@ -1141,7 +1139,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             }
             if self.st.q.val() {
                 self.hbq.d.next = self.hbeat_1.y.val();
-            } else if self.go_q.q.val() {
+            } else if self.fq_valid.q.val() {
                 self.hbq.d.next = self.hs_1.y.val();
             } else {
                 self.hbq.d.next = self.hs_0.y.val();
