@@ -227,12 +227,15 @@ impl TxFrame {
 
 /// Random idle (descriptors and payload beats) and output backpressure,
 /// per mille; `hold`: `m_axis.tready` low for the run's first `hold`
-/// cycles, whatever `stall` says.
+/// cycles, whatever `stall` says; `hdr_idle`: more idle on the descriptor
+/// port alone, per mille (a trickle of descriptors leaves the header
+/// queue empty at most frames' ends).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Pace {
     pub idle: u32,
     pub stall: u32,
     pub hold: u64,
+    pub hdr_idle: u32,
 }
 
 /// What a run produced.
@@ -278,7 +281,9 @@ pub fn run(dut: &mut dyn TxDut, frames: &[TxFrame], pace: Pace, seed: u64) -> Tx
     let (mut next, mut idle_for, mut in_frame) = (0usize, 0u64, false);
     let mut frame_beats = 0u64;
     while r.frames.len() < frames.len() {
-        let offer = next < frames.len() && !junk.chance(pace.idle);
+        let offer = next < frames.len()
+            && !junk.chance(pace.idle)
+            && (pace.hdr_idle == 0 || !junk.chance(pace.hdr_idle));
         if offer {
             dut.set_desc(&frames[next].repr, frames[next].payload_len, &mut junk);
         }

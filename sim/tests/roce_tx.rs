@@ -67,6 +67,28 @@ fn random_frames_under_idle_and_backpressure() {
                 idle: 200,
                 stall: 200,
                 hold: 0,
+                hdr_idle: 0,
+            },
+            seed,
+        );
+    }
+}
+
+/// Descriptors in a trickle (97 % idle on their port): most frames end
+/// with the header queue empty, and the front must wait for the next
+/// descriptor rather than start a frame from a stale head.
+#[test]
+fn a_trickle_of_descriptors_empties_the_header_queue() {
+    for (width, seed) in [(64, 0x5A64), (512, 0x5A512)] {
+        let seed = Rng::seed_from_env(&format!("roce_tx trickle W={width}"), seed);
+        check(
+            width,
+            &random_frames(seed, 300),
+            Pace {
+                idle: 100,
+                stall: 100,
+                hold: 0,
+                hdr_idle: 970,
             },
             seed,
         );
@@ -142,6 +164,7 @@ fn wrong_payload_lengths_are_flagged_and_contained() {
                 idle: 100,
                 stall: 100,
                 hold: 0,
+                hdr_idle: 0,
             },
             seed,
         );
@@ -178,6 +201,7 @@ fn long_output_stall_fills_the_block_and_loses_nothing() {
                 idle: 0,
                 stall: 100,
                 hold,
+                hdr_idle: 0,
             },
             seed,
         );
