@@ -223,13 +223,19 @@ impl TxFrame {
         p.resize(pl, 0);
         (self.repr.to_bytes(&p).expect("emit"), p != self.payload)
     }
+
+    /// Beats of the expected frame on a `k`-lane stream.
+    pub fn beats(&self, k: usize) -> u64 {
+        self.expected().0.len().div_ceil(k) as u64
+    }
 }
 
 /// Random idle (descriptors and payload beats) and output backpressure,
 /// per mille; `hold`: `m_axis.tready` low for the run's first `hold`
 /// cycles, whatever `stall` says; `hdr_idle`: more idle on the descriptor
 /// port alone, per mille (a trickle of descriptors leaves the header
-/// queue empty at most frames' ends).
+/// queue empty at some frames' ends; drawn only when non-zero, so the
+/// other runs keep their random sequence).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Pace {
     pub idle: u32,
@@ -245,10 +251,11 @@ pub struct TxRun {
     pub frames: Vec<(Vec<u8>, bool)>,
     /// Cycles from the first descriptor offered to the last frame's last beat.
     pub cycles: u64,
-    /// For each frame, the cycle its descriptor was taken and the cycle of
-    /// its first output beat.
+    /// For each frame, the cycle its descriptor was taken and the cycles of
+    /// its first and last output beats.
     pub taken_at: Vec<u64>,
     pub first_beat_at: Vec<u64>,
+    pub last_beat_at: Vec<u64>,
     /// `error_payload` pulses seen.
     pub error_pulses: u64,
     /// Stream rule breaches on `m_axis`.
@@ -260,11 +267,7 @@ pub struct TxRun {
 /// (a block that repeats a beat forever is never idle).
 pub fn run(dut: &mut dyn TxDut, frames: &[TxFrame], pace: Pace, seed: u64) -> TxRun {
     let k = dut.lanes();
-    let max_beats = frames
-        .iter()
-        .map(|f| f.expected().0.len().div_ceil(k) as u64)
-        .max()
-        .unwrap_or(0);
+    let max_beats = frames.iter().map(|f| f.beats(k)).max().unwrap_or(0);
     let mut junk = Rng::new(seed ^ 0x1D1E);
     let mut src = PacketSource::new(k, seed ^ 2, pace.idle);
     let mut sink = PacketSink::new(k, seed ^ 3, pace.stall);
@@ -311,6 +314,7 @@ pub fn run(dut: &mut dyn TxDut, frames: &[TxFrame], pace: Pace, seed: u64) -> Tx
         );
         while let Some(p) = sink.packets.pop_front() {
             r.frames.push((p.data, p.user));
+            r.last_beat_at.push(r.cycles);
             in_frame = false;
             frame_beats = 0;
         }

@@ -67,7 +67,7 @@ fn random_frames_under_idle_and_backpressure() {
                 idle: 200,
                 stall: 200,
                 hold: 0,
-                hdr_idle: 0,
+                ..Pace::default()
             },
             seed,
         );
@@ -93,15 +93,11 @@ fn a_trickle_of_descriptors_empties_the_header_queue() {
             },
             seed,
         );
-        // The premise: descriptors taken only after the previous frame had
-        // left the block entirely (its first beat out plus its beats), so
-        // the queue was empty when the front ended that frame.
-        let k = width / 8;
+        // The premise: descriptors taken only after the previous frame's
+        // last beat left the block, so the front had already ended that
+        // frame with the header queue empty.
         let dry = (1..frames.len())
-            .filter(|&i| {
-                let beats = frames[i - 1].expected().0.len().div_ceil(k) as u64;
-                r.taken_at[i] > r.first_beat_at[i - 1] + beats
-            })
+            .filter(|&i| r.taken_at[i] > r.last_beat_at[i - 1])
             .count();
         eprintln!(
             "W={width}: {dry} of {} frames taken after the previous one left",
@@ -123,10 +119,7 @@ fn full_rate_has_no_bubbles() {
         let frames = random_frames(seed, 600);
         let r = check(width, &frames, Pace::default(), seed);
         let k = width / 8;
-        let beats: Vec<u64> = frames
-            .iter()
-            .map(|f| f.expected().0.len().div_ceil(k) as u64)
-            .collect();
+        let beats: Vec<u64> = frames.iter().map(|f| f.beats(k)).collect();
         for i in 2..frames.len() {
             assert_eq!(
                 r.first_beat_at[i] - r.first_beat_at[i - 1],
@@ -183,7 +176,7 @@ fn wrong_payload_lengths_are_flagged_and_contained() {
                 idle: 100,
                 stall: 100,
                 hold: 0,
-                hdr_idle: 0,
+                ..Pace::default()
             },
             seed,
         );
@@ -220,7 +213,7 @@ fn long_output_stall_fills_the_block_and_loses_nothing() {
                 idle: 0,
                 stall: 100,
                 hold,
-                hdr_idle: 0,
+                ..Pace::default()
             },
             seed,
         );
