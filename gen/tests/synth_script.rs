@@ -183,3 +183,131 @@ fn missing_tool_names_the_package() {
         "{err}"
     );
 }
+
+/// Writes `text` to a constraints file of this test binary's scratch
+/// directory and returns its path.
+fn constraints_file(name: &str, text: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("synth_constraints");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn bad_constraints_fail_before_synthesis() {
+    let cases = [
+        (
+            "verb.ecp5",
+            "placer static\nlocate core.x X4/Y22/EBR0\n",
+            "verb.ecp5:2: unknown directive 'locate' (valid: placer, bel)",
+        ),
+        (
+            "placer.ecp5",
+            "placer sa\n",
+            "placer.ecp5:1: expected 'placer heap' or 'placer static'",
+        ),
+        (
+            "site.ecp5",
+            "bel core.x R22C4\n",
+            "site.ecp5:1: site 'R22C4' is not a nextpnr-ecp5 BEL name",
+        ),
+        (
+            "twice.ecp5",
+            "bel core.x X4/Y22/EBR0\nbel core.y X4/Y22/EBR0\n",
+            "twice.ecp5:2: site 'X4/Y22/EBR0' already holds 'core.x'",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let path = constraints_file(name, text);
+        let out = synth(&[
+            "crc32",
+            "64",
+            "--target",
+            "ecp5",
+            "--constraints",
+            path.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{name}: {err}");
+        // Refused before synthesis: nothing was generated for the block.
+        assert!(out.stdout.is_empty(), "{name}");
+    }
+    let out = synth(&[
+        "crc32",
+        "64",
+        "--target",
+        "ecp5",
+        "--constraints",
+        "/nonexistent.ecp5",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("constraints file '/nonexistent.ecp5' not found"));
+    let out = synth(&["crc32", "64", "--target", "ice40", "--constraints", "none"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--constraints is for the ecp5 target"));
+}
+
+/// A constraints file reaches nextpnr: a block RAM of the small `mr_tlb`
+/// build fixed at a block-RAM site places (and the netlist nextpnr reads
+/// carries the site), the same cell at a site the device lacks fails place
+/// and route with nextpnr's error and a non-zero exit, and a cell the
+/// netlist lacks is refused by name.
+#[test]
+fn ecp5_constraints_reach_nextpnr() {
+    let good = constraints_file(
+        "good.ecp5",
+        "# one block RAM\nplacer heap\nbel core.mr.bram_0_0 X4/Y22/EBR0\n",
+    );
+    let out = synth(&[
+        "mr_tlb",
+        "64",
+        "--target",
+        "ecp5",
+        "--constraints",
+        good.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("(1 cells at fixed sites)"), "{text}");
+    assert!(text.contains("heap placer"), "{text}");
+    let dir = root().join("build/synth/mr_tlb_w64");
+    let netlist = std::fs::read_to_string(dir.join("ecp5.constrained.json")).unwrap();
+    assert_eq!(netlist.matches("\"BEL\": \"X4/Y22/EBR0\"").count(), 1);
+
+    // The site's column holds no block RAM (they are at x = 4, 6, 8, 10, 13, ...).
+    let bad = constraints_file("bad_site.ecp5", "bel core.mr.bram_0_0 X5/Y22/EBR0\n");
+    let out = synth(&[
+        "mr_tlb",
+        "64",
+        "--target",
+        "ecp5",
+        "--constraints",
+        bad.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("place and route failed at seed 1"), "{text}");
+    assert!(text.contains("X5/Y22/EBR0"), "{text}");
+
+    let missing = constraints_file("missing.ecp5", "bel core.mr.bram_9_9 X4/Y22/EBR0\n");
+    let out = Command::new("python3")
+        .arg(root().join("scripts/ecp5_constraints"))
+        .arg(&missing)
+        .arg(dir.join("ecp5.json"))
+        .arg(dir.join("missing.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cell 'core.mr.bram_9_9' is not in the netlist of mr_tlb_w64_shell"),
+        "{err}"
+    );
+}
