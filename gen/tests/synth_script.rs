@@ -250,6 +250,19 @@ fn bad_constraints_fail_before_synthesis() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--constraints is for the ecp5 target"));
 }
 
+/// The small `mr_tlb` build (it has block RAMs) placed on ECP5 with a
+/// constraints file.
+fn small_mr_tlb_on_ecp5(constraints: &Path) -> Output {
+    synth(&[
+        "mr_tlb",
+        "64",
+        "--target",
+        "ecp5",
+        "--constraints",
+        constraints.to_str().unwrap(),
+    ])
+}
+
 /// A constraints file reaches nextpnr: a block RAM of the small `mr_tlb`
 /// build fixed at a block-RAM site places (and the netlist nextpnr reads
 /// carries the site), the same cell at a site the device lacks fails place
@@ -261,14 +274,7 @@ fn ecp5_constraints_reach_nextpnr() {
         "good.ecp5",
         "# one block RAM\nplacer heap\nbel core.mr.bram_0_0 X4/Y22/EBR0\n",
     );
-    let out = synth(&[
-        "mr_tlb",
-        "64",
-        "--target",
-        "ecp5",
-        "--constraints",
-        good.to_str().unwrap(),
-    ]);
+    let out = small_mr_tlb_on_ecp5(&good);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -283,14 +289,7 @@ fn ecp5_constraints_reach_nextpnr() {
 
     // The site's column holds no block RAM (they are at x = 4, 6, 8, 10, 13, ...).
     let bad = constraints_file("bad_site.ecp5", "bel core.mr.bram_0_0 X5/Y22/EBR0\n");
-    let out = synth(&[
-        "mr_tlb",
-        "64",
-        "--target",
-        "ecp5",
-        "--constraints",
-        bad.to_str().unwrap(),
-    ]);
+    let out = small_mr_tlb_on_ecp5(&bad);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("place and route failed at seed 1"), "{text}");
