@@ -139,6 +139,10 @@ fn bad_placer_fails_with_a_message() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--placer is for the ecp5 target"), "{err}");
+    let out = synth(&["crc32", "64", "--target", "ice40", "--no-ripup"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--no-ripup is for the ecp5 target"), "{err}");
 }
 
 #[test]
@@ -282,8 +286,12 @@ fn ecp5_constraints_reach_nextpnr() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("(1 cells at fixed sites)"), "{text}");
-    assert!(text.contains("heap placer"), "{text}");
+    // The file's placer, and the router's timing-driven rip-up by default.
+    assert!(text.contains("heap placer, --tmg-ripup"), "{text}");
     let dir = root().join("build/synth/mr_tlb_w64");
+    // (The router's timing-driven rip-up reports the arcs it ripped up.)
+    let log = std::fs::read_to_string(dir.join("ecp5.pnr.log")).unwrap();
+    assert!(log.contains("ripped up due to negative slack"), "{log}");
     let netlist = std::fs::read_to_string(dir.join("ecp5.constrained.json")).unwrap();
     assert_eq!(netlist.matches("\"BEL\": \"X4/Y22/EBR0\"").count(), 1);
 
