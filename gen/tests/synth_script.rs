@@ -206,10 +206,11 @@ fn bad_constraints_fail_before_synthesis() {
             "placer static\nlocate core.x X4/Y22/EBR0\n",
             "verb.ecp5:2: unknown directive 'locate' (valid: placer, bel)",
         ),
+        ("placer.ecp5", "placer sa\n", "unknown placer 'sa' (from "),
         (
-            "placer.ecp5",
-            "placer sa\n",
-            "placer.ecp5:1: expected 'placer heap' or 'placer static'",
+            "placer2.ecp5",
+            "placer heap static\n",
+            "placer2.ecp5:1: expected 'placer NAME'",
         ),
         (
             "site.ecp5",
