@@ -137,6 +137,10 @@ const _: () = assert!(roce_regs::MR_SHIFT_BITS == 5);
 /// Width of a page frame number in a page-table or TLB entry.
 pub const PFN_BITS: usize = PA_BITS as usize - 12;
 const _: () = assert!(EPOCH_BITS == 8 && PFN_BITS == 40);
+// The walk shifts `va >> 12` by the page shift less 12 (`e_pidx`, 4 bits)
+// and keeps the low `PTA` (at most 16) bits: 32 bits of it suffice.
+const _: () =
+    assert!(PAGE_SHIFT_MAX - PAGE_SHIFT_MIN < 16 && 16 + PAGE_SHIFT_MAX - PAGE_SHIFT_MIN <= 32);
 
 /// One MR table entry, the part every request checks in S2 (its own
 /// block RAM, 38 bits: 10 DP16KD at 4096 entries, so the checks gather
@@ -446,6 +450,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_rem: DFF<Bits<32>>,
     e_mask: DFF<Bits<64>>,
     e_shift: DFF<Bits<5>>,
+    /// `e_shift` less 12, loaded with it (the walk's shift amount and the
+    /// TLB fill's `pidx`).
+    e_pidx: DFF<Bits<4>>,
     e_base: DFF<Bits<64>>,
     e_end: DFF<Bits<65>>,
     e_limit: DFF<Bits<65>>,
@@ -475,8 +482,10 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// no mux: placed anywhere between the page-table blocks and its
     /// users); valid in `Fill`, which loads it into `e_pfn`.
     e_ptw: DFF<Bits<40>>,
-    e_vs: DFF<Bits<64>>,
-    e_bs: DFF<Bits<64>>,
+    /// The page numbers of `e_va` and of the base, their low `PTA` bits
+    /// (all the page-table index needs).
+    e_vs: DFF<Bits<PTA>>,
+    e_bs: DFF<Bits<PTA>>,
     e_pta: DFF<Bits<PTA>>,
     e_chunk: DFF<Bits<32>>,
     /// Bytes from `e_va` to the end of its page, and whether `e_rem` fits
@@ -736,6 +745,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_rem: Default::default(),
             e_mask: Default::default(),
             e_shift: Default::default(),
+            e_pidx: Default::default(),
             e_base: Default::default(),
             e_end: Default::default(),
             e_limit: Default::default(),
@@ -903,6 +913,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_rem,
             e_mask,
             e_shift,
+            e_pidx,
             e_base,
             e_end,
             e_limit,
@@ -1053,7 +1064,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 | (self.e_va.q.val() & self.e_mask.q.val()))
                 >> 12,
         );
-        self.tw_data.d.next.pidx = bit_cast::<4, 5>(self.e_shift.q.val() - self.shift_min.val());
+        self.tw_data.d.next.pidx = self.e_pidx.q.val();
         self.tw_data.d.next.lo = self.e_lo.q.val();
         self.tw_data.d.next.hi = self.e_hi.q.val();
         // The page table's read enables, registers computed a cycle ahead.
@@ -1328,6 +1339,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             // The page shift from the TLB entry (right on a hit); the cold
             // part's fields are taken in the engine's second cycle.
             self.e_shift.d.next = bit_cast::<5, 4>(self.pidx3.q.val()) + self.shift_min.val();
+            self.e_pidx.d.next = self.pidx3.q.val();
             self.e_idx.d.next = self.idx3.q.val();
             self.e_epoch.d.next = self.epoch3.q.val();
             self.e_pfn.d.next = self.pfn3.q.val();
@@ -1384,6 +1396,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             Engine::Fits => {
                 // The cold part (for a walk of a further page).
                 self.e_shift.d.next = self.mr_cold.read_data.val().shift;
+                self.e_pidx.d.next =
+                    bit_cast::<4, 5>(self.mr_cold.read_data.val().shift - self.shift_min.val());
                 self.e_base.d.next = self.mr_cold.read_data.val().base;
                 self.e_ptb.d.next = self.mr_cold.read_data.val().pt_base;
                 self.e_limit.d.next = self.mr_cold.read_data.val().limit;
@@ -1395,6 +1409,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Engine::Take => {
                 self.e_shift.d.next = self.mr_cold.read_data.val().shift;
+                self.e_pidx.d.next =
+                    bit_cast::<4, 5>(self.mr_cold.read_data.val().shift - self.shift_min.val());
                 self.e_base.d.next = self.mr_cold.read_data.val().base;
                 self.e_ptb.d.next = self.mr_cold.read_data.val().pt_base;
                 self.e_limit.d.next = self.mr_cold.read_data.val().limit;
@@ -1430,14 +1446,19 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Emit;
             }
             Engine::Shift => {
-                self.e_vs.d.next = self.e_va.q.val() >> self.e_shift.q.val();
-                self.e_bs.d.next = self.e_base.q.val() >> self.e_shift.q.val();
+                // `x >> shift` on the bits the index needs: `x >> 12` (32
+                // bits) shifted by 0..=9, not 64 bits by 12..=21.
+                self.e_vs.d.next = bit_cast::<PTA, 32>(
+                    bit_cast::<32, 64>(self.e_va.q.val() >> 12) >> self.e_pidx.q.val(),
+                );
+                self.e_bs.d.next = bit_cast::<PTA, 32>(
+                    bit_cast::<32, 64>(self.e_base.q.val() >> 12) >> self.e_pidx.q.val(),
+                );
                 self.e_state.d.next = Engine::Index;
             }
             Engine::Index => {
-                self.e_pta.d.next = bit_cast::<PTA, 64>(self.e_vs.q.val())
-                    - bit_cast::<PTA, 64>(self.e_bs.q.val())
-                    + bit_cast::<PTA, 16>(self.e_ptb.q.val());
+                self.e_pta.d.next =
+                    self.e_vs.q.val() - self.e_bs.q.val() + bit_cast::<PTA, 16>(self.e_ptb.q.val());
                 self.e_state.d.next = Engine::Read;
             }
             Engine::Read => {
