@@ -342,7 +342,10 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     // through at most one gate).
     /// S3 may go this cycle: engine idle and the skid register free.
     can_go: DFF<Bit>,
-    /// S1 moves to S2 this cycle (the RAMs' output enables).
+    /// S2 can take S1's request this cycle (S2 empty, or S3 moving on or
+    /// empty): S1 moves to S2 when it holds one (`ld2`, the RAMs' output
+    /// enables, one gate from flip-flops). Not from S1's next state, so
+    /// the port's valid does not reach it.
     ld2_r: DFF<Bit>,
     /// A request may be accepted this cycle (unless `s_cmd_valid`).
     room: DFF<Bit>,
@@ -989,8 +992,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.e_tidx.next =
             bit_cast::<TA, 64>(self.e_va.q.val() >> 12) ^ bit_cast::<TA, 16>(self.e_idx.q.val());
         self.e_vpn.next = bit_cast::<52, 64>(self.e_va.q.val() >> 12);
-        self.e_room.d.next = (self.one32.val() << self.e_shift.q.val())
-            - bit_cast::<32, 64>(self.e_va.q.val() & self.e_mask.q.val());
+        // `2^s - (va & m)` with `m = 2^s - 1` is `(!va & m) + 1`: the mask
+        // register and an increment, no decoder before a subtraction.
+        self.e_room.d.next =
+            bit_cast::<32, 64>(!self.e_va.q.val() & self.e_mask.q.val()) + self.one32.val();
         self.e_fits.d.next = self.e_rem.q.val() <= self.e_room.q.val();
         self.e_va_lt_hi.d.next = bit_cast::<32, 64>(self.e_va.q.val() >> 32)
             < bit_cast::<32, 64>(self.e_base.q.val() >> 32);
@@ -1116,7 +1121,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // ---- Flow control.
         self.s3_fire.next = self.v3.q.val() & self.can_go.q.val();
         self.ld3.next = self.v2.q.val() & (!self.v3.q.val() | self.can_go.q.val());
-        self.ld2.next = self.ld2_r.q.val();
+        self.ld2.next = self.ld2_r.q.val() & self.v1.q.val();
         // The cold part reads every cycle, free-running, addressed from S3's
         // MR index: its output register holds the entry of the request S3
         // held two cycles before, which the engine takes in its second
@@ -1733,10 +1738,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 & (!self.fc_skid_s.val() | self.reset.val());
         self.fc_go_e.next =
             (self.e_done.val() | self.reset.val()) & (!self.fc_skid_e.val() | self.reset.val());
-        self.fc_ld2_s.next =
-            self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.fc_go_s.val());
-        self.fc_ld2_e.next =
-            self.v1.d.val() & (!self.v2.d.val() | !self.v3.d.val() | self.fc_go_e.val());
+        self.fc_ld2_s.next = !self.v2.d.val() | !self.v3.d.val() | self.fc_go_s.val();
+        self.fc_ld2_e.next = !self.v2.d.val() | !self.v3.d.val() | self.fc_go_e.val();
         self.fc_room.next = (self.c_state.d.val() == Control::Idle)
             & ((self.e_state.q.val() != Engine::Advance) | self.reset.val());
         // The engine's registered decodes, from its present state and
