@@ -172,9 +172,12 @@ impl<D: Dut> Bench<D> {
             "command {op} key {key:#x}: model says {expect:?}"
         );
         // Let an epoch-wrap sweep finish.
+        let mut n = 0;
         while self.dut.busy() {
             self.dut.tick();
             self.dut.eval();
+            n += 1;
+            assert!(n < 100_000, "the epoch-wrap sweep never ends");
         }
         expect
     }
@@ -795,13 +798,21 @@ fn first_beat<D: Dut>(b: &mut Bench<D>, r: Request) -> (u64, (u64, u32, bool, u8
         b.dut.tick();
         b.dut.eval();
         n += 1;
+        assert!(n < 10_000, "{r:x?}: no beat");
     }
     let first = b.dut.grant().unwrap();
-    // Take every beat of it (ready is high).
+    // Take every beat of it (ready is high); a request has at most one
+    // chunk per 4 KiB, so an endless run of beats is a failure, not a hang.
+    let mut beats = 1u64;
     while !b.dut.grant().is_some_and(|g| g.2) {
         b.misses += b.dut.tlb_miss() as u64;
         b.dut.tick();
         b.dut.eval();
+        beats += b.dut.grant().is_some() as u64;
+        assert!(
+            beats <= 2 + (r.len as u64 >> 12),
+            "{r:x?}: more beats than 4 KiB pieces"
+        );
     }
     b.dut.tick();
     b.dut.eval();
