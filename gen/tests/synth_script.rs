@@ -287,6 +287,13 @@ fn ecp5_constraints_reach_nextpnr() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("(1 cells at fixed sites)"), "{text}");
+    // The build's other block RAMs are not in the file: placed freely, and
+    // the run says so.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("DP16KD cell(s) of mr_tlb_w64_shell not in") && err.contains("placed freely"),
+        "{err}"
+    );
     // The file's placer, and the router's timing-driven rip-up by default.
     assert!(text.contains("heap placer, --tmg-ripup"), "{text}");
     let dir = root().join("build/synth/mr_tlb_w64");
