@@ -296,7 +296,6 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     low12: Constant<Bits<64>>,
     low32: Constant<Bits<64>>,
     sat33: Constant<Bits<33>>,
-    ones64: Constant<Bits<64>>,
     ones_hi12: Constant<Bits<64>>,
     two64: Constant<Bits<65>>,
     shift_min: Constant<Bits<5>>,
@@ -452,9 +451,8 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_va: DFF<Bits<64>>,
     e_rem: DFF<Bits<32>>,
     e_mask: DFF<Bits<64>>,
-    e_shift: DFF<Bits<5>>,
-    /// `e_shift` less 12, loaded with it (the walk's shift amount and the
-    /// TLB fill's `pidx`).
+    /// The region's page shift less 12 (the mask's, the walk's shift
+    /// amount and the TLB fill's `pidx`).
     e_pidx: DFF<Bits<4>>,
     e_base: DFF<Bits<64>>,
     e_end: DFF<Bits<65>>,
@@ -646,7 +644,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             low12: c(0xFFF),
             low32: c(0xFFFF_FFFF),
             sat33: c((1 << 33) - 1),
-            ones64: c(u64::MAX),
             ones_hi12: c(!0xFFF),
             two64: Constant::new(Bits::<65>::default().replace_bit(64, true)),
             shift_min: c(PAGE_SHIFT_MIN as u64),
@@ -747,7 +744,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_va: Default::default(),
             e_rem: Default::default(),
             e_mask: Default::default(),
-            e_shift: Default::default(),
             e_pidx: Default::default(),
             e_base: Default::default(),
             e_end: Default::default(),
@@ -915,7 +911,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_va,
             e_rem,
             e_mask,
-            e_shift,
             e_pidx,
             e_base,
             e_end,
@@ -1009,8 +1004,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             == bit_cast::<33, 65>(self.e_limit.q.val() >> 32);
         self.e_end_gt_lo.d.next =
             bit_cast::<32, 65>(self.e_end.q.val()) > bit_cast::<32, 65>(self.e_limit.q.val());
-        // Valid the cycle after `e_shift` loads (the engine's `Bounds`).
-        self.e_mask.d.next = !(self.ones64.val() << self.e_shift.q.val());
+        // Valid the cycle after `e_pidx` loads (the engine's `Bounds`).
+        self.e_mask.d.next = !(self.ones_hi12.val() << self.e_pidx.q.val());
         // `base` is below `e_va`'s 4 KiB or in it (the walk fills only
         // 4 KiB that hold an in-bounds byte): `base - P` is its offset
         // there, or 0.
@@ -1343,7 +1338,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.e_rem.d.next = self.len3.q.val();
             // The page shift from the TLB entry (right on a hit); the cold
             // part's fields are taken in the engine's second cycle.
-            self.e_shift.d.next = bit_cast::<5, 4>(self.pidx3.q.val()) + self.shift_min.val();
             self.e_pidx.d.next = self.pidx3.q.val();
             self.e_idx.d.next = self.idx3.q.val();
             self.e_epoch.d.next = self.epoch3.q.val();
@@ -1354,7 +1348,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.e_hit_w.d.next = true;
             // The mask from the TLB's page shift (a register): right for
             // a hit's first page (`Room`); a miss's `Bounds` recomputes it
-            // from the cold part's `e_shift`.
+            // from the cold part's shift (`e_pidx`).
             self.e_mask.d.next = !(self.ones_hi12.val() << self.pidx3.q.val());
         }
         if self.e_state.q.val() == Engine::Shift {
@@ -1400,7 +1394,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Engine::Fits => {
                 // The cold part (for a walk of a further page).
-                self.e_shift.d.next = self.mr_cold.read_data.val().shift;
                 self.e_pidx.d.next =
                     bit_cast::<4, 5>(self.mr_cold.read_data.val().shift - self.shift_min.val());
                 self.e_base.d.next = self.mr_cold.read_data.val().base;
@@ -1413,7 +1406,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.e_state.d.next = Engine::Take;
             }
             Engine::Take => {
-                self.e_shift.d.next = self.mr_cold.read_data.val().shift;
                 self.e_pidx.d.next =
                     bit_cast::<4, 5>(self.mr_cold.read_data.val().shift - self.shift_min.val());
                 self.e_base.d.next = self.mr_cold.read_data.val().base;
