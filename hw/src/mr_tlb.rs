@@ -536,13 +536,25 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     n_bounds: DFF<Bits<32>>,
     n_miss: DFF<Bits<32>>,
     /// A reject of each reason decided last cycle, not yet in its counter
-    /// (the decision drives these bits, not the 32-bit adders; the
-    /// `cnt_*` outputs add them in).
-    p_bad_key: DFF<Bit>,
-    p_invalidated: DFF<Bit>,
-    p_pd: DFF<Bit>,
-    p_access: DFF<Bit>,
-    p_bounds: DFF<Bit>,
+    /// (the `cnt_*` outputs add them in). Not from S3's decision: from
+    /// `rej4` and S3's check flags, registered every cycle, by the rules'
+    /// priority again; the engine's bounds rejects from `p_e_bounds`.
+    p_bad_key: Signal<Local, Bit>,
+    p_invalidated: Signal<Local, Bit>,
+    p_pd: Signal<Local, Bit>,
+    p_access: Signal<Local, Bit>,
+    p_bounds: Signal<Local, Bit>,
+    /// S3 fired last cycle on a request of nonzero length (a reject if any
+    /// flag below is set).
+    rej4: DFF<Bit>,
+    bad_key4: DFF<Bit>,
+    invalidated4: DFF<Bit>,
+    pd4: DFF<Bit>,
+    denied4: DFF<Bit>,
+    /// Out of bounds on a TLB hit (S3's bounds reject).
+    bounds4: DFF<Bit>,
+    /// The engine rejected a request as out of bounds last cycle.
+    p_e_bounds: DFF<Bit>,
 
     // Control plane.
     c_state: DFF<Control>,
@@ -799,6 +811,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             p_pd: Default::default(),
             p_access: Default::default(),
             p_bounds: Default::default(),
+            rej4: Default::default(),
+            bad_key4: Default::default(),
+            invalidated4: Default::default(),
+            pd4: Default::default(),
+            denied4: Default::default(),
+            bounds4: Default::default(),
+            p_e_bounds: Default::default(),
             c_state: Default::default(),
             c_sweep_mr: Default::default(),
             c_count: Default::default(),
@@ -951,11 +970,13 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             n_access,
             n_bounds,
             n_miss,
-            p_bad_key,
-            p_invalidated,
-            p_pd,
-            p_access,
-            p_bounds,
+            rej4,
+            bad_key4,
+            invalidated4,
+            pd4,
+            denied4,
+            bounds4,
+            p_e_bounds,
             c_state,
             c_sweep_mr,
             c_count,
@@ -1081,33 +1102,50 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         self.s_cmd_ready.next = false;
         self.tlb_miss.next = self.e_state.q.val() == Engine::Shift;
         self.busy.next = self.c_state.q.val() == Control::Sweep;
+        // The pending rejects, by the rules' priority over last cycle's
+        // flags (S3's `why3` order).
+        self.p_bad_key.next = self.rej4.q.val() & self.bad_key4.q.val();
+        self.p_invalidated.next =
+            self.rej4.q.val() & !self.bad_key4.q.val() & self.invalidated4.q.val();
+        self.p_pd.next = self.rej4.q.val()
+            & !self.bad_key4.q.val()
+            & !self.invalidated4.q.val()
+            & self.pd4.q.val();
+        self.p_access.next = self.rej4.q.val()
+            & !self.bad_key4.q.val()
+            & !self.invalidated4.q.val()
+            & !self.pd4.q.val()
+            & self.denied4.q.val();
+        self.p_bounds.next = self.p_e_bounds.q.val()
+            | (self.rej4.q.val()
+                & !self.bad_key4.q.val()
+                & !self.invalidated4.q.val()
+                & !self.pd4.q.val()
+                & !self.denied4.q.val()
+                & self.bounds4.q.val());
+        self.p_e_bounds.d.next = false;
         self.cnt_bad_key.next = self.n_bad_key.q.val();
-        self.p_bad_key.d.next = false;
-        if self.p_bad_key.q.val() {
+        if self.p_bad_key.val() {
             self.cnt_bad_key.next = self.n_bad_key.q.val() + 1;
             self.n_bad_key.d.next = self.n_bad_key.q.val() + 1;
         }
         self.cnt_invalidated_key.next = self.n_invalidated.q.val();
-        self.p_invalidated.d.next = false;
-        if self.p_invalidated.q.val() {
+        if self.p_invalidated.val() {
             self.cnt_invalidated_key.next = self.n_invalidated.q.val() + 1;
             self.n_invalidated.d.next = self.n_invalidated.q.val() + 1;
         }
         self.cnt_pd_mismatch.next = self.n_pd.q.val();
-        self.p_pd.d.next = false;
-        if self.p_pd.q.val() {
+        if self.p_pd.val() {
             self.cnt_pd_mismatch.next = self.n_pd.q.val() + 1;
             self.n_pd.d.next = self.n_pd.q.val() + 1;
         }
         self.cnt_access_denied.next = self.n_access.q.val();
-        self.p_access.d.next = false;
-        if self.p_access.q.val() {
+        if self.p_access.val() {
             self.cnt_access_denied.next = self.n_access.q.val() + 1;
             self.n_access.d.next = self.n_access.q.val() + 1;
         }
         self.cnt_out_of_bounds.next = self.n_bounds.q.val();
-        self.p_bounds.d.next = false;
-        if self.p_bounds.q.val() {
+        if self.p_bounds.val() {
             self.cnt_out_of_bounds.next = self.n_bounds.q.val() + 1;
             self.n_bounds.d.next = self.n_bounds.q.val() + 1;
         }
@@ -1295,26 +1333,22 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         if !self.zero3.q.val() {
             self.s3_data.next.reason = self.why3.val();
         }
+        // For the counters, a cycle later (no load enable, no decision).
+        self.rej4.d.next = self.s3_fire.val() & !self.zero3.q.val();
+        self.bad_key4.d.next = self.bad_key3.q.val();
+        self.invalidated4.d.next = self.invalidated3.q.val();
+        self.pd4.d.next = self.pd_ne3.q.val() | self.pd_ne_hi3.q.val();
+        self.denied4.d.next = self.denied3.q.val();
+        self.bounds4.d.next = self.hit3.val()
+            & (self.lo_bad3.q.val()
+                | self.hi_bad3.q.val()
+                | (self.hi_eq3.q.val() & self.hi_lo_bad3.q.val()));
         if self.s3_fire.val() {
             if self.zero3.q.val() {
                 self.s3_write.next = true;
             } else if self.why3.val().any() {
+                // A reject beat (counted from `rej4` and the flags).
                 self.s3_write.next = true;
-                if self.why3.val() == self.r_bad_key.val() {
-                    self.p_bad_key.d.next = true;
-                }
-                if self.why3.val() == self.r_invalidated.val() {
-                    self.p_invalidated.d.next = true;
-                }
-                if self.why3.val() == self.r_pd.val() {
-                    self.p_pd.d.next = true;
-                }
-                if self.why3.val() == self.r_access.val() {
-                    self.p_access.d.next = true;
-                }
-                if self.why3.val() == self.r_bounds.val() {
-                    self.p_bounds.d.next = true;
-                }
             } else if self.hit3.val() & self.single3.q.val() {
                 self.s3_write.next = true;
             } else {
@@ -1381,7 +1415,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                     if !self.q_skid_valid.q.val() {
                         self.e_write.next = true;
                         self.e_data.next.reason = self.r_bounds.val();
-                        self.p_bounds.d.next = true;
+                        self.p_e_bounds.d.next = true;
                         self.e_done.next = true;
                         self.e_state.d.next = Engine::Idle;
                     }
@@ -1686,11 +1720,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.n_access.d.next = 0.into();
             self.n_bounds.d.next = 0.into();
             self.n_miss.d.next = 0.into();
-            self.p_bad_key.d.next = false;
-            self.p_invalidated.d.next = false;
-            self.p_pd.d.next = false;
-            self.p_access.d.next = false;
-            self.p_bounds.d.next = false;
+            self.rej4.d.next = false;
+            self.p_e_bounds.d.next = false;
             self.q_valid.d.next = false;
             self.q_skid_valid.d.next = false;
             self.c_state.d.next = Control::Sweep;
