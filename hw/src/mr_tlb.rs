@@ -1763,8 +1763,15 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             (self.e_done.val() | self.reset.val()) & (!self.fc_skid_e.val() | self.reset.val());
         self.fc_ld2_s.next = !self.v2.d.val() | !self.v3.d.val() | self.fc_go_s.val();
         self.fc_ld2_e.next = !self.v2.d.val() | !self.v3.d.val() | self.fc_go_e.val();
-        self.fc_room.next = (self.c_state.d.val() == Control::Idle)
-            & ((self.e_state.q.val() != Engine::Advance) | self.reset.val());
+        // The control is idle next cycle, from its state alone: a command
+        // it takes now leaves `room` set in Decode, where `s_cmd_valid`
+        // (held until `s_cmd_ready`, in Write) still holds requests off;
+        // so `drained` does not reach `room`.
+        self.fc_room.next = ((self.c_state.q.val() == Control::Idle)
+            | (self.c_state.q.val() == Control::Flush)
+            | ((self.c_state.q.val() == Control::Write) & !self.c_wrap.q.val()))
+            & !self.reset.val()
+            & (self.e_state.q.val() != Engine::Advance);
         // The engine's registered decodes, from its present state and
         // registers (S3's hand-over enters only `Room` or `Cold`, so they
         // do not depend on S3's decision).
