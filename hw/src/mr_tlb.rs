@@ -297,7 +297,6 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     low32: Constant<Bits<64>>,
     sat33: Constant<Bits<33>>,
     ones_hi12: Constant<Bits<64>>,
-    two64: Constant<Bits<65>>,
     shift_min: Constant<Bits<5>>,
     shift_max: Constant<Bits<5>>,
     pa_limit: Constant<Bits<64>>,
@@ -657,7 +656,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             low32: c(0xFFFF_FFFF),
             sat33: c((1 << 33) - 1),
             ones_hi12: c(!0xFFF),
-            two64: Constant::new(Bits::<65>::default().replace_bit(64, true)),
             shift_min: c(PAGE_SHIFT_MIN as u64),
             shift_max: c(PAGE_SHIFT_MAX as u64),
             pa_limit: c(1 << PA_BITS),
@@ -1640,7 +1638,11 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             Control::Decode => {
                 self.c_refuse.d.next = (self.c_shift.q.val() < self.shift_min.val())
                     | (self.c_shift.q.val() > self.shift_max.val())
-                    | (self.c_limit.q.val() > self.two64.val())
+                    // The limit above 2^64 (bit 64 and any bit below it), as
+                    // logic: a compare against the constant maps to a 33-cell
+                    // carry chain.
+                    | (self.c_limit.q.val().get_bit(64)
+                        & bit_cast::<64, 65>(self.c_limit.q.val()).any())
                     | (self.c_index.q.val() >= self.n_pt.val());
                 self.c_wrap.d.next = false;
                 if self.c_op.q.val() == self.op_write_pt.val() {
