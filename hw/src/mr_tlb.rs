@@ -351,6 +351,12 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// engine's next idleness from these, not from its next state (which
     /// also depends on the TLB compare in `Compare`).
     e_start: Signal<Local, Bit>,
+    /// S3 may hand over: it fires, not zero-length, and not a hit within
+    /// one page. It includes the rejects that hand nothing over, so the
+    /// flow control's choice of outcome waits a cycle after such a reject
+    /// beat (a bubble, never an overrun: every `*_e` value is the more
+    /// cautious), and S3's check flags do not reach `room`.
+    e_sel: Signal<Local, Bit>,
     /// The flow control's next values for each outcome of S3's decision.
     fc_free: Signal<Local, Bit>,
     fc_skid_s: Signal<Local, Bit>,
@@ -568,6 +574,9 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     c_hot: DFF<MrHot>,
     c_we_cold: DFF<Bit>,
     c_refuse: DFF<Bit>,
+    /// The entry read for an invalidate is valid under the command's tag
+    /// (compared in Capture, used in Modify).
+    c_match: DFF<Bit>,
     // The command, registered as the control leaves Idle: the RAM write
     // ports are driven from flip-flops only.
     c_op: DFF<Bits<{ op::BITS }>>,
@@ -688,6 +697,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             ld2_r: Default::default(),
             room: Default::default(),
             e_start: Default::default(),
+            e_sel: Default::default(),
             fc_free: Default::default(),
             fc_skid_s: Default::default(),
             fc_skid_e: Default::default(),
@@ -824,6 +834,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             c_hot: Default::default(),
             c_we_cold: Default::default(),
             c_refuse: Default::default(),
+            c_match: Default::default(),
             c_op: Default::default(),
             c_key: Default::default(),
             c_pd: Default::default(),
@@ -983,6 +994,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_hot,
             c_we_cold,
             c_refuse,
+            c_match,
             c_op,
             c_key,
             c_pd,
@@ -1664,6 +1676,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Control::Capture => {
                 self.c_hot.d.next = self.mr.read_data.val();
+                self.c_match.d.next = (self.mr.read_data.val().state == self.st_valid.val())
+                    & (self.mr.read_data.val().tag == bit_cast::<8, 32>(self.c_key.q.val()));
                 self.c_state.d.next = Control::Modify;
             }
             Control::Modify => {
@@ -1686,9 +1700,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 } else if self.c_op.q.val() == self.op_deregister.val() {
                     self.c_we.d.next = true;
                     self.c_hot.d.next.state = self.st_free.val();
-                } else if (self.c_hot.q.val().state == self.st_valid.val())
-                    & (self.c_hot.q.val().tag == bit_cast::<8, 32>(self.c_key.q.val()))
-                {
+                } else if self.c_match.q.val() {
                     self.c_we.d.next = true;
                     self.c_hot.d.next.state = self.st_invalid.val();
                 } else {
@@ -1748,7 +1760,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // S3's decision enters last: each register's next value is
         // computed for both outcomes (`*_s`: S3 does not hand over, so it
         // writes a beat if it fires; `*_e`: it hands over, writes nothing,
-        // and the engine is busy), and `e_start` selects.
+        // and the engine is busy), and `e_sel` selects: S3 may hand over
+        // (`e_start` without the reject checks, the cautious side).
         self.fc_free.next = !self.q_valid.q.val() | self.q_pop.val();
         if self.fc_free.val() {
             self.fc_skid_s.next =
@@ -1795,7 +1808,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 & self.e_oob.val()
                 & self.q_skid_valid.q.val()))
             & !self.reset.val();
-        if self.e_start.val() {
+        self.e_sel.next =
+            self.s3_fire.val() & !self.zero3.q.val() & !(self.hit3.val() & self.single3.q.val());
+        if self.e_sel.val() {
             self.can_go.d.next = self.fc_go_e.val();
             self.ld2_r.d.next = self.fc_ld2_e.val();
             self.room.d.next = self.fc_room.val() & (!self.v1.d.val() | self.fc_ld2_e.val());
