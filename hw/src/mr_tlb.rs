@@ -290,8 +290,12 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     tlb: BramOutReg<TlbWord, TA>,
 
     // Constants.
-    n_mr: Constant<Bits<32>>,
-    n_pt: Constant<Bits<32>>,
+    // The bits at or above a table's size, or the PA's width: a value is
+    // out of range when it has any of them, one OR of a few LUTs (Yosys
+    // maps `x >= 2^k` as a carry chain the width of `x`).
+    mr_over: Constant<Bits<32>>,
+    pt_over: Constant<Bits<32>>,
+    pa_over: Constant<Bits<64>>,
     one32: Constant<Bits<32>>,
     low12: Constant<Bits<64>>,
     low32: Constant<Bits<64>>,
@@ -299,7 +303,6 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     ones_hi12: Constant<Bits<64>>,
     shift_min: Constant<Bits<5>>,
     shift_max: Constant<Bits<5>>,
-    pa_limit: Constant<Bits<64>>,
     st_free: Constant<Bits<2>>,
     st_valid: Constant<Bits<2>>,
     st_invalid: Constant<Bits<2>>,
@@ -658,8 +661,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             mr_cold: BramOutReg::new(),
             pt: BramOutReg::new(),
             tlb: BramOutReg::new_wide(),
-            n_mr: c(1 << MA),
-            n_pt: c(1 << PTA),
+            // The key's index is its bits from 8 up.
+            mr_over: c(0xFFFF_FFFF & !((1u64 << (MA + 8)) - 1)),
+            pt_over: c(0xFFFF_FFFF & !((1u64 << PTA) - 1)),
+            pa_over: c(!((1u64 << PA_BITS) - 1)),
             one32: c(1),
             low12: c(0xFFF),
             low32: c(0xFFFF_FFFF),
@@ -667,7 +672,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             ones_hi12: c(!0xFFF),
             shift_min: c(PAGE_SHIFT_MIN as u64),
             shift_max: c(PAGE_SHIFT_MAX as u64),
-            pa_limit: c(1 << PA_BITS),
             st_free: c(MrState::Free as u64),
             st_valid: c(MrState::Valid as u64),
             st_invalid: c(MrState::Invalid as u64),
@@ -1188,7 +1192,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.v1.d.next = true;
             self.t1_ok.d.next = true;
             self.key1.d.next = self.s_req_key.val();
-            self.inrange1.d.next = (self.s_req_key.val() >> 8) < self.n_mr.val();
+            self.inrange1.d.next = !(self.s_req_key.val() & self.mr_over.val()).any();
             self.pd1.d.next = self.s_req_pd.val();
             self.access1.d.next = self.s_req_access.val();
             self.va1.d.next = self.s_req_va.val();
@@ -1640,9 +1644,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                     self.c_shift.d.next = self.s_cmd_shift.val();
                     self.c_index.d.next = self.s_cmd_index.val();
                     self.c_waddr.d.next = bit_cast::<MA, 32>(self.s_cmd_key.val() >> 8);
-                    self.c_bad.d.next = (self.s_cmd_key.val() >> 8) >= self.n_mr.val();
-                    self.c_pt_bad.d.next = (self.s_cmd_index.val() >= self.n_pt.val())
-                        | (self.s_cmd_addr.val() >= self.pa_limit.val());
+                    self.c_bad.d.next = (self.s_cmd_key.val() & self.mr_over.val()).any();
+                    self.c_pt_bad.d.next = (self.s_cmd_index.val() & self.pt_over.val()).any()
+                        | (self.s_cmd_addr.val() & self.pa_over.val()).any();
                     self.c_rd.d.next = true;
                     self.c_state.d.next = Control::Decode;
                 }
@@ -1655,7 +1659,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                     // carry chain.
                     | (self.c_limit.q.val().get_bit(64)
                         & bit_cast::<64, 65>(self.c_limit.q.val()).any())
-                    | (self.c_index.q.val() >= self.n_pt.val());
+                    | (self.c_index.q.val() & self.pt_over.val()).any();
                 self.c_wrap.d.next = false;
                 if self.c_op.q.val() == self.op_write_pt.val() {
                     self.c_err.d.next = self.c_pt_bad.q.val();
