@@ -576,7 +576,14 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     /// of it, from the command's registers (`c_we_cold`).
     c_hot: DFF<MrHot>,
     c_we_cold: DFF<Bit>,
+    /// REGISTER's refusal (page shift, index or limit out of range),
+    /// formed from the command's registers in two free-running steps:
+    /// the three checks registered in Decode, their OR in Wait, so it is
+    /// ready in Modify with no more than an OR per step.
     c_refuse: DFF<Bit>,
+    c_shift_bad: DFF<Bit>,
+    c_over: DFF<Bit>,
+    c_index_bad: DFF<Bit>,
     /// The entry read for an invalidate is valid under the command's tag
     /// (compared in Capture, used in Modify).
     c_match: DFF<Bit>,
@@ -838,6 +845,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             c_hot: Default::default(),
             c_we_cold: Default::default(),
             c_refuse: Default::default(),
+            c_shift_bad: Default::default(),
+            c_over: Default::default(),
+            c_index_bad: Default::default(),
             c_match: Default::default(),
             c_op: Default::default(),
             c_key: Default::default(),
@@ -998,6 +1008,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             c_hot,
             c_we_cold,
             c_refuse,
+            c_shift_bad,
+            c_over,
+            c_index_bad,
             c_match,
             c_op,
             c_key,
@@ -1615,6 +1628,18 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.mr.read_enable.next = true;
             self.mr.read_address.next = self.c_waddr.q.val();
         }
+        // REGISTER's checks, every cycle from the registers loaded when the
+        // command is taken (held until the next): valid in Wait, and their
+        // OR in Capture, ahead of Modify.
+        self.c_shift_bad.d.next = (self.c_shift.q.val() < self.shift_min.val())
+            | (self.c_shift.q.val() > self.shift_max.val());
+        // The limit above 2^64: bit 64 and any bit below it (a compare
+        // against the constant maps to a 33-cell carry chain).
+        self.c_over.d.next =
+            self.c_limit.q.val().get_bit(64) & bit_cast::<64, 65>(self.c_limit.q.val()).any();
+        self.c_index_bad.d.next = (self.c_index.q.val() & self.pt_over.val()).any();
+        self.c_refuse.d.next =
+            self.c_shift_bad.q.val() | self.c_over.q.val() | self.c_index_bad.q.val();
         match self.c_state.q.val() {
             Control::Sweep => {
                 self.tw_we.d.next = true;
@@ -1652,14 +1677,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 }
             }
             Control::Decode => {
-                self.c_refuse.d.next = (self.c_shift.q.val() < self.shift_min.val())
-                    | (self.c_shift.q.val() > self.shift_max.val())
-                    // The limit above 2^64 (bit 64 and any bit below it), as
-                    // logic: a compare against the constant maps to a 33-cell
-                    // carry chain.
-                    | (self.c_limit.q.val().get_bit(64)
-                        & bit_cast::<64, 65>(self.c_limit.q.val()).any())
-                    | (self.c_index.q.val() & self.pt_over.val()).any();
                 self.c_wrap.d.next = false;
                 if self.c_op.q.val() == self.op_write_pt.val() {
                     self.c_err.d.next = self.c_pt_bad.q.val();
