@@ -350,16 +350,16 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     ld2_r: DFF<Bit>,
     /// A request may be accepted this cycle (unless `s_cmd_valid`).
     room: DFF<Bit>,
-    /// S3 hands its request to the engine; the engine finishes one. The
-    /// engine's next idleness from these, not from its next state (which
-    /// also depends on the TLB compare in `Compare`).
-    e_start: Signal<Local, Bit>,
-    /// S3 may hand over: it fires, not zero-length, and not a hit within
-    /// one page. It includes the rejects that hand nothing over, so the
-    /// flow control's choice of outcome waits a cycle after such a reject
-    /// beat (a bubble, never an overrun: every `*_e` value is the more
-    /// cautious), and S3's check flags do not reach `room`.
+    /// S3 hands its request to the engine: it fires, not zero-length, and
+    /// not a hit within one page. The engine starts on it (`Room` on a
+    /// hit, `Cold` on a miss) and the flow control takes the engine as
+    /// busy, with S3's reject checks left out: a rejected request, whose
+    /// beat S3 writes, leaves the engine from `Room` or `Cold` a cycle
+    /// later (`e_rej`, `e_done`). One bubble after such a reject beat,
+    /// and S3's check flags reach neither `room` nor the engine's state.
     e_sel: Signal<Local, Bit>,
+    /// S3's request of last cycle was rejected (registered every cycle).
+    e_rej: DFF<Bit>,
     /// The flow control's next values for each outcome of S3's decision.
     fc_free: Signal<Local, Bit>,
     fc_skid_s: Signal<Local, Bit>,
@@ -369,6 +369,7 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     fc_ld2_s: Signal<Local, Bit>,
     fc_ld2_e: Signal<Local, Bit>,
     fc_room: Signal<Local, Bit>,
+    /// The engine finishes a request (or leaves a rejected one).
     e_done: Signal<Local, Bit>,
 
     // S1: request whose MR entry and TLB set are being read.
@@ -707,7 +708,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             can_go: Default::default(),
             ld2_r: Default::default(),
             room: Default::default(),
-            e_start: Default::default(),
             e_sel: Default::default(),
             fc_free: Default::default(),
             fc_skid_s: Default::default(),
@@ -803,6 +803,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             e_vpn: Default::default(),
             e_room: Default::default(),
             e_fits: Default::default(),
+            e_rej: Default::default(),
             e_hit: Default::default(),
             e_tw: Default::default(),
             e_hit_v: Default::default(),
@@ -979,6 +980,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_chunk,
             e_room,
             e_fits,
+            e_rej,
             e_hit,
             e_tw,
             e_hit_v,
@@ -1346,8 +1348,9 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         }
         self.hit3.next =
             self.tag3.q.val() & self.tag3_v.q.val() & self.tag3_w.q.val() & self.epoch_eq3.q.val();
+        self.e_sel.next =
+            self.s3_fire.val() & !self.zero3.q.val() & !(self.hit3.val() & self.single3.q.val());
         self.s3_write.next = false;
-        self.e_start.next = false;
         self.e_done.next = false;
         // S3's beat: the address and length are S3's registers whatever
         // the decision (they mean nothing on a reject beat; a zero-length
@@ -1378,17 +1381,21 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 self.s3_write.next = true;
             } else if self.hit3.val() & self.single3.q.val() {
                 self.s3_write.next = true;
+            }
+        }
+        // The engine starts on `e_sel`, S3's decision without its reject
+        // checks; a rejected request (its beat written above) leaves it
+        // from `Room` or `Cold` a cycle later, by `e_rej`.
+        self.e_rej.d.next = self.why3.val().any();
+        if self.e_sel.val() {
+            if self.hit3.val() {
+                // In bounds (checked in S3 from the TLB entry): wait for
+                // e_room and e_fits, then emit the first page.
+                self.e_state.d.next = Engine::Room;
             } else {
-                self.e_start.next = true;
-                if self.hit3.val() {
-                    // In bounds (checked in S3 from the TLB entry): wait for
-                    // e_room and e_fits, then emit the first page.
-                    self.e_state.d.next = Engine::Room;
-                } else {
-                    // A miss: the bounds first (from the cold part), then
-                    // a walk.
-                    self.e_state.d.next = Engine::Cold;
-                }
+                // A miss: the bounds first (from the cold part), then
+                // a walk.
+                self.e_state.d.next = Engine::Cold;
             }
         }
         // While the engine is idle its registers follow S3's request (it
@@ -1451,7 +1458,12 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 }
             }
             Engine::Room => {
-                self.e_state.d.next = Engine::Fits;
+                if self.e_rej.q.val() {
+                    self.e_done.next = true;
+                    self.e_state.d.next = Engine::Idle;
+                } else {
+                    self.e_state.d.next = Engine::Fits;
+                }
             }
             Engine::Fits => {
                 // The cold part (for a walk of a further page).
@@ -1464,7 +1476,12 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             }
             Engine::Cold => {
                 // The cold part's output register loads this request's entry.
-                self.e_state.d.next = Engine::Take;
+                if self.e_rej.q.val() {
+                    self.e_done.next = true;
+                    self.e_state.d.next = Engine::Idle;
+                } else {
+                    self.e_state.d.next = Engine::Take;
+                }
             }
             Engine::Take => {
                 self.e_pidx.d.next =
@@ -1781,8 +1798,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // S3's decision enters last: each register's next value is
         // computed for both outcomes (`*_s`: S3 does not hand over, so it
         // writes a beat if it fires; `*_e`: it hands over, writes nothing,
-        // and the engine is busy), and `e_sel` selects: S3 may hand over
-        // (`e_start` without the reject checks, the cautious side).
+        // and the engine is busy), and `e_sel` selects (S3 hands over, its
+        // reject checks left out: the cautious side).
         self.fc_free.next = !self.q_valid.q.val() | self.q_pop.val();
         if self.fc_free.val() {
             self.fc_skid_s.next =
@@ -1829,8 +1846,6 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
                 & self.e_oob.val()
                 & self.q_skid_valid.q.val()))
             & !self.reset.val();
-        self.e_sel.next =
-            self.s3_fire.val() & !self.zero3.q.val() & !(self.hit3.val() & self.single3.q.val());
         if self.e_sel.val() {
             self.can_go.d.next = self.fc_go_e.val();
             self.ld2_r.d.next = self.fc_ld2_e.val();
