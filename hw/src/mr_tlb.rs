@@ -525,11 +525,23 @@ pub struct MrTlb<const MA: usize, const TA: usize, const PTA: usize> {
     e_write: Signal<Local, Bit>,
     e_data: Signal<Local, GrantWord>,
     q_pop: Signal<Local, Bit>,
-    /// The beat written this cycle goes straight out (output register
-    /// empty, taken by the consumer now).
+    /// The output register is empty and the consumer takes a beat now:
+    /// S3's beat of this cycle, if any, goes straight out and is not
+    /// stored.
     q_pass: Signal<Local, Bit>,
-    /// The output register (the beat on `m_grant_*` when valid).
+    /// The output register (the beat on `m_grant_*` when valid, `q_v`).
+    /// Its valid in two parts, so S3's checks reach only a data input: a
+    /// beat moved from the skid register or written by the engine sets
+    /// `q_valid`; a beat of S3's that did not go straight out sets `q_t`
+    /// (S3 fired, whatever it decided) and `q_tw` takes S3's write flag
+    /// (`w3`) with it.
     q_valid: DFF<Bit>,
+    q_t: DFF<Bit>,
+    q_tw: DFF<Bit>,
+    q_v: Signal<Local, Bit>,
+    /// S3 writes a beat if it fires: zero length, a reject, or a hit
+    /// inside one page (else it hands over to the engine).
+    w3: Signal<Local, Bit>,
     q_out: DFF<GrantWord>,
     /// The skid register behind it: a beat written while the output
     /// register holds one that is not taken. Full = no beat may be
@@ -817,6 +829,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> MrTlb<MA, TA, PTA> {
             q_pop: Default::default(),
             q_pass: Default::default(),
             q_valid: Default::default(),
+            q_t: Default::default(),
+            q_tw: Default::default(),
+            q_v: Default::default(),
+            w3: Default::default(),
             q_out: Default::default(),
             q_skid_valid: Default::default(),
             q_skid: Default::default(),
@@ -986,6 +1002,8 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             e_hit_v,
             e_hit_w,
             q_valid,
+            q_t,
+            q_tw,
             q_out,
             q_skid_valid,
             q_skid,
@@ -1373,16 +1391,10 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             & (self.lo_bad3.q.val()
                 | self.hi_bad3.q.val()
                 | (self.hi_eq3.q.val() & self.hi_lo_bad3.q.val()));
-        if self.s3_fire.val() {
-            if self.zero3.q.val() {
-                self.s3_write.next = true;
-            } else if self.why3.val().any() {
-                // A reject beat (counted from `rej4` and the flags).
-                self.s3_write.next = true;
-            } else if self.hit3.val() & self.single3.q.val() {
-                self.s3_write.next = true;
-            }
-        }
+        // A reject beat is counted from `rej4` and the flags.
+        self.w3.next =
+            self.zero3.q.val() | self.why3.val().any() | (self.hit3.val() & self.single3.q.val());
+        self.s3_write.next = self.s3_fire.val() & self.w3.val();
         // The engine starts on `e_sel`, S3's decision without its reject
         // checks; a rejected request (its beat written above) leaves it
         // from `Room` or `Cold` a cycle later, by `e_rej`.
@@ -1595,14 +1607,18 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // beat written this cycle is offered on the port at once and
         // stored only if not taken. A beat is written only while the skid
         // register is free (S3's `can_go`, the engine's `Emit`).
-        self.q_pop.next = self.q_valid.q.val() & self.m_grant_ready.val();
-        self.q_pass.next = !self.q_valid.q.val() & self.s3_write.val() & self.m_grant_ready.val();
+        self.q_v.next = self.q_valid.q.val() | (self.q_t.q.val() & self.q_tw.q.val());
+        self.q_pop.next = self.q_v.val() & self.m_grant_ready.val();
+        // (S3's beat goes straight out when the output register is empty
+        // and the consumer takes it; when S3 hands over there is no beat,
+        // so with the register empty and `m_grant_ready` S3 stores none.)
+        self.q_pass.next = !self.q_v.val() & self.m_grant_ready.val();
         // The skid register loads whenever it is free (a beat is
         // written only then): its enable is a flip-flop.
         if !self.q_skid_valid.q.val() {
             self.q_skid.d.next = self.q_data.val();
         }
-        if !self.q_valid.q.val() | self.q_pop.val() {
+        if !self.q_v.val() | self.q_pop.val() {
             // The output register takes the older beat: the skid's, else
             // the one written now.
             if self.q_skid_valid.q.val() {
@@ -1610,16 +1626,19 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             } else {
                 self.q_out.d.next = self.q_data.val();
             }
-            self.q_valid.d.next =
-                self.q_skid_valid.q.val() | (self.q_write.val() & !self.q_pass.val());
+            // The engine's beat is stored; S3's unless it goes straight
+            // out, its valid completed by `q_tw` (S3's write flag).
+            self.q_valid.d.next = self.q_skid_valid.q.val() | self.e_write.val();
+            self.q_t.d.next = self.s3_fire.val() & !self.q_pass.val();
+            self.q_tw.d.next = self.w3.val();
             self.q_skid_valid.d.next = self.q_skid_valid.q.val() & self.q_write.val();
         } else if self.q_write.val() {
             self.q_skid_valid.d.next = true;
         }
         // `valid` and the beat come from registers only (S3, the engine,
         // the output register), never from `m_grant_ready`.
-        self.m_grant_valid.next = self.q_valid.q.val() | self.s3_write.val();
-        if self.q_valid.q.val() {
+        self.m_grant_valid.next = self.q_v.val() | self.s3_write.val();
+        if self.q_v.val() {
             self.m_grant_pa.next = self.q_out.q.val().pa;
             self.m_grant_len.next = self.q_out.q.val().len;
             self.m_grant_last.next = self.q_out.q.val().last;
@@ -1775,6 +1794,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
             self.rej4.d.next = false;
             self.p_e_bounds.d.next = false;
             self.q_valid.d.next = false;
+            self.q_t.d.next = false;
             self.q_skid_valid.d.next = false;
             self.c_state.d.next = Control::Sweep;
             self.c_sweep_mr.d.next = true;
@@ -1800,7 +1820,7 @@ impl<const MA: usize, const TA: usize, const PTA: usize> Logic for MrTlb<MA, TA,
         // writes a beat if it fires; `*_e`: it hands over, writes nothing,
         // and the engine is busy), and `e_sel` selects (S3 hands over, its
         // reject checks left out: the cautious side).
-        self.fc_free.next = !self.q_valid.q.val() | self.q_pop.val();
+        self.fc_free.next = !self.q_v.val() | self.q_pop.val();
         if self.fc_free.val() {
             self.fc_skid_s.next =
                 self.q_skid_valid.q.val() & (self.s3_fire.val() | self.e_write.val());
