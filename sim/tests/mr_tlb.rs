@@ -849,21 +849,17 @@ fn timing<D: Dut>(name: &str) {
             ..write(k, 0x30_0000 + (i % 2) * 0x1000, 64)
         })
         .collect();
-    let start = b.dut.cycles();
-    assert!(b
-        .check(&hit_rej, 0, 0)
-        .iter()
-        .all(|o| *o == Err(Reject::PdMismatch)));
-    let hit_rej_cycles = b.dut.cycles() - start;
+    // Cycles for a run of requests that all get one reject.
+    let rejects = |b: &mut Bench<D>, reqs: &[Request], why: Reject| -> u64 {
+        let start = b.dut.cycles();
+        assert!(b.check(reqs, 0, 0).iter().all(|o| *o == Err(why)));
+        b.dut.cycles() - start
+    };
+    let hit_rej_cycles = rejects(&mut b, &hit_rej, Reject::PdMismatch);
     let miss_rej: Vec<Request> = (0..1000u64)
         .map(|i| write(key(40, 0), 0x30_0000 + (i % 16) * 0x1000, 64))
         .collect();
-    let start = b.dut.cycles();
-    assert!(b
-        .check(&miss_rej, 0, 0)
-        .iter()
-        .all(|o| *o == Err(Reject::BadKey)));
-    let miss_rej_cycles = b.dut.cycles() - start;
+    let miss_rej_cycles = rejects(&mut b, &miss_rej, Reject::BadKey);
     eprintln!(
         "{name}: hit latency {hit} cycles, miss latency {miss} cycles, two-page request: \
          {cross} cycles to the first chunk after one miss, {cross_hit} on hits; \
