@@ -539,8 +539,9 @@ pub struct RoceTx<const W: usize, const K: usize> {
     more_q: DFF<Bit>,
     ilast_q: DFF<Bit>,
     /// The next beat reads a payload beat (`need_in`), decided a beat ahead
-    /// (on a frame's first beat from `next_first_need`, like `last_q`), so
-    /// `need_in` is a flip-flop.
+    /// (on a frame's first beat from `next_first_need`, like `last_q`, and
+    /// clear where no header ends in beat 0: not `one_beat`), so `need_in`
+    /// is a flip-flop.
     need_q: DFF<Bit>,
     more_in: Signal<Local, Bit>,
     ib_last: Signal<Local, Bit>,
@@ -624,7 +625,9 @@ pub struct RoceTx<const W: usize, const K: usize> {
     u_c1: Signal<Local, Bits<8>>,
     u_ck: Signal<Local, Bits<K>>,
     u_fc: Signal<Local, Bits<8>>,
-    /// A frame can be one beat long: the shortest header fits in a beat.
+    /// A frame can be one beat long, and its first beat can take payload:
+    /// the shortest header fits in a beat (no header length is a multiple
+    /// of K). Not at W=64, where every header spans 7 beats or more.
     one_beat: Constant<Bit>,
     // ICRC path.
     cshift: EthDrop<W, K>,
@@ -1017,9 +1020,12 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             & (!self.need_in.val() | self.s_payload.tvalid.val());
         self.s_payload.tready.next = (self.go.val() & self.need_in.val()) | self.drain.q.val();
         // Bytes past the descriptor's length are dropped even within a beat.
-        // The lanes taken: beat 0's from the header assembly, later beats'
-        // from the flags registered a beat ahead (`need_q`, `ilast_q`).
-        if self.st.q.val() {
+        // The lanes taken: beat 0's from the header assembly where a header
+        // can end in it (`one_beat`), later beats' (and beat 0's elsewhere,
+        // none: `need_q` is clear on a frame's first beat) from the flags
+        // registered a beat ahead (`need_q`, `ilast_q`). So at W=64 `st`
+        // is not among the payload lanes' gates.
+        if self.one_beat.val() & self.st.q.val() {
             self.lane_en.next = self.hb.first_gate.val();
         } else if !self.need_q.q.val() {
             self.lane_en.next = 0.into();
@@ -1347,7 +1353,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         // as its head registers load them at this edge.
         if self.st.d.val() {
             self.last_q.d.next = self.hb.next_first_last.val();
-            self.need_q.d.next = self.hb.next_first_need.val();
+            self.need_q.d.next = self.one_beat.val() & self.hb.next_first_need.val();
         }
         // The CRC input's controls for the next beat, from the next values.
         if self.flush.d.val() {
