@@ -169,6 +169,13 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
         self
     }
 
+    /// This engine for a consumer whose `m_crc.tready` arrives late in the
+    /// cycle: the result queue is a [`SyncFifo::late_read`] one.
+    pub fn late_pop(mut self) -> Self {
+        self.results = std::mem::take(&mut self.results).late_read();
+        self
+    }
+
     fn build(split: bool) -> Self {
         check_width("Crc32", W, K);
         assert!(K <= 1 << PAD_BITS);

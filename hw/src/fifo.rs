@@ -63,6 +63,15 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     /// flags above are decided from compares on flip-flops and the cycle's
     /// store/load, with no pointer arithmetic in between.
     occ: DFF<Bits<AP1>>,
+    /// With [`SyncFifo::late_read`]: `occ + 1` and `occ - 1` as registers
+    /// of their own, so `occ`'s next value is a pick of three registers by
+    /// the cycle's store and load, with no adder behind `read`. Kept as
+    /// `(occ + 1) ^ 1` and `!(occ - 1)`, so their power-up zeroes agree
+    /// with `occ`'s, as the reset's values do.
+    occ_p1x: DFF<Bits<AP1>>,
+    occ_m1n: DFF<Bits<AP1>>,
+    late: Constant<Bit>,
+    bit0: Constant<Bits<AP1>>,
     ram_empty: Signal<Local, Bit>,
     store: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
@@ -110,6 +119,10 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             full_q: Default::default(),
             nonempty_q: Default::default(),
             occ: Default::default(),
+            occ_p1x: Default::default(),
+            occ_m1n: Default::default(),
+            late: Constant::new(false),
+            bit0: Constant::new(1u64.into()),
             ram_empty: Default::default(),
             store: Default::default(),
             load: Default::default(),
@@ -124,6 +137,16 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             one_less: Constant::new(((1u64 << A) - 1).into()),
         }
     }
+
+    /// This FIFO for a consumer whose `read` arrives late in the cycle: the
+    /// RAM's occupancy also keeps its neighbours (`occ + 1`, `occ - 1`) in
+    /// registers, so `read` reaches the count through a pick of registers
+    /// instead of an up/down adder (two flip-flop words more; the flags and
+    /// every cycle's behaviour are the same).
+    pub fn late_read(mut self) -> Self {
+        self.late = Constant::new(true);
+        self
+    }
 }
 
 impl<D: Synth, const A: usize, const AP1: usize> Default for SyncFifo<D, A, AP1> {
@@ -135,7 +158,7 @@ impl<D: Synth, const A: usize, const AP1: usize> Default for SyncFifo<D, A, AP1>
 impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wptr, rptr, out_valid, full_q, nonempty_q, occ);
+        dff_setup!(self, clock, wptr, rptr, out_valid, full_q, nonempty_q, occ, occ_p1x, occ_m1n);
         clock!(self, clock, lane);
         // RAM full / empty, from flip-flops (set from the next pointers below).
         self.full.next = self.full_q.q.val();
@@ -169,9 +192,22 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
         // are decided for `read` low (load = load0) and high (load =
         // nonempty_q), then picked by `read`.
         if self.store.val() & !self.load.val() {
-            self.occ.d.next = self.occ.q.val() + 1;
+            if self.late.val() {
+                self.occ.d.next = self.occ_p1x.q.val() ^ self.bit0.val();
+                self.occ_p1x.d.next =
+                    ((self.occ_p1x.q.val() ^ self.bit0.val()) + 1) ^ self.bit0.val();
+                self.occ_m1n.d.next = !self.occ.q.val();
+            } else {
+                self.occ.d.next = self.occ.q.val() + 1;
+            }
         } else if self.load.val() & !self.store.val() {
-            self.occ.d.next = self.occ.q.val() - 1;
+            if self.late.val() {
+                self.occ.d.next = !self.occ_m1n.q.val();
+                self.occ_p1x.d.next = self.occ.q.val() ^ self.bit0.val();
+                self.occ_m1n.d.next = !(!self.occ_m1n.q.val() - 1);
+            } else {
+                self.occ.d.next = self.occ.q.val() - 1;
+            }
         }
         self.load0.next = self.nonempty_q.q.val() & !self.out_valid.q.val();
         self.dm1.next = self.occ.q.val() == self.one_less.val();
@@ -195,6 +231,8 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
             self.rptr.d.next = 0.into();
             self.out_valid.d.next = false;
             self.occ.d.next = 0.into();
+            self.occ_p1x.d.next = 0.into();
+            self.occ_m1n.d.next = 0.into();
             self.full_q.d.next = false;
             self.nonempty_q.d.next = false;
         }
@@ -354,14 +392,15 @@ mod tests {
         yosys_validate("sync_fifo", &generate_verilog(&uut)).unwrap();
     }
 
-    #[test]
-    fn sync_fifo_matches_a_queue() {
-        // Capacity 2^2 + 1 = 5 words: a 4-word RAM and the output register.
-        // Random writes and reads (phases that fill it, drain it, and hold
-        // it steady) against the module's documented behaviour, cycle by
-        // cycle: a word stored at one edge can move to the output register
-        // at the next (when it is free or being read), `full` is the RAM
-        // holding 4 words, `empty` is the output register holding none.
+    /// Capacity 2^2 + 1 = 5 words: a 4-word RAM and the output register.
+    /// Random writes and reads (phases that fill it, drain it, and hold it
+    /// steady) against the module's documented behaviour, cycle by cycle: a
+    /// word stored at one edge can move to the output register at the next
+    /// (when it is free or being read), `full` is the RAM holding 4 words,
+    /// `ram_words` the words it holds, `empty` is the output register
+    /// holding none. With `reset` false the FIFO starts from its flip-flops'
+    /// power-up values instead of the reset's.
+    fn sync_fifo_matches_a_queue(uut: SyncFifo<Bits<8>, 2, 3>, reset: bool) {
         type F = SyncFifo<Bits<8>, 2, 3>;
         let mut sim = Simulation::new();
         sim.add_clock(5, |x: &mut Box<F>| x.clock.next = !x.clock.val());
@@ -371,13 +410,14 @@ mod tests {
             let mut out: Option<u64> = None;
             let mut rng = 0x9e37_79b9_7f4a_7c15u64;
             let (mut next, mut fulls, mut reads) = (0u64, 0, 0);
-            x.reset.next = true;
+            x.reset.next = reset;
             wait_clock_cycle!(sim, clock, x);
             x.reset.next = false;
             for cycle in 0..4000u64 {
                 let (write, read) = crate::testing::phased_handshake(&mut rng, cycle, 4);
                 sim_assert_eq!(sim, x.empty.val(), out.is_none(), x);
                 sim_assert_eq!(sim, x.full.val(), ram.len() == 4, x);
+                sim_assert_eq!(sim, x.ram_words.val().index(), ram.len(), x);
                 if let Some(w) = out {
                     sim_assert_eq!(sim, x.data_out.val().index() as u64, w, x);
                 }
@@ -402,7 +442,26 @@ mod tests {
             sim_assert!(sim, fulls > 50 && reads > 1000, x);
             sim.done(x)
         });
-        sim.run(Box::new(F::new()), 200_000).unwrap();
+        sim.run(Box::new(uut), 200_000).unwrap();
+    }
+
+    #[test]
+    fn sync_fifo_follows_a_queue() {
+        sync_fifo_matches_a_queue(SyncFifo::new(), true);
+    }
+
+    #[test]
+    fn late_read_fifo_follows_a_queue() {
+        sync_fifo_matches_a_queue(SyncFifo::new().late_read(), true);
+        // `occ`'s neighbours power up consistent with it (no reset).
+        sync_fifo_matches_a_queue(SyncFifo::new().late_read(), false);
+    }
+
+    #[test]
+    fn late_read_fifo_synthesizes() {
+        let mut uut = SyncFifo::<Bits<33>, 5, 6>::new().late_read();
+        uut.connect_all();
+        yosys_validate("sync_fifo_late", &generate_verilog(&uut)).unwrap();
     }
 
     /// A [`SyncFifo`] with one companion [`FifoLane`], for the test below.
