@@ -142,7 +142,12 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
     /// RAM's occupancy also keeps its neighbours (`occ + 1`, `occ - 1`) in
     /// registers, so `read` reaches the count through a pick of registers
     /// instead of an up/down adder (two flip-flop words more; the flags and
-    /// every cycle's behaviour are the same).
+    /// every cycle's behaviour are the same). That is the source's
+    /// structure: on ECP5 ABC maps the pick back in front of the count's
+    /// last LUTs, and `roce_tx`'s pop into these registers is as deep as it
+    /// was into the plain count (docs/BENCHMARKS.md, `roce_tx` seventeenth
+    /// pass), so the form is kept on its measured mean, not on a shorter
+    /// path.
     pub fn late_read(mut self) -> Self {
         self.late = Constant::new(true);
         self

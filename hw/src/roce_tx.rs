@@ -627,7 +627,7 @@ pub struct RoceTx<const W: usize, const K: usize> {
     u_fc: Signal<Local, Bits<8>>,
     /// A frame can be one beat long, and its first beat can take payload:
     /// the shortest header fits in a beat (no header length is a multiple
-    /// of K). Not at W=64, where every header spans 7 beats or more.
+    /// of K). Clear at W=64 to 256: every header is at least 54 bytes.
     one_beat: Constant<Bit>,
     // ICRC path.
     cshift: EthDrop<W, K>,
