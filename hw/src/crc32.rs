@@ -66,6 +66,8 @@ const RESULT_ADDR_BITS: usize = 5;
 type ResultQueue = SyncFifo<CrcResult, RESULT_ADDR_BITS, { RESULT_ADDR_BITS + 1 }>;
 /// Results the queue holds (an [`Crc32::uncredited`] caller's bound).
 pub const RESULT_CAPACITY: usize = ResultQueue::CAPACITY;
+/// Results the queue of a [`Crc32::late_pop`] engine holds (one more).
+pub const LATE_RESULT_CAPACITY: usize = ResultQueue::LATE_CAPACITY;
 // The queue holds every result the credit lets in.
 const _: () = assert!(RESULT_DEPTH <= RESULT_CAPACITY && RESULT_DEPTH < 64);
 
@@ -170,7 +172,8 @@ impl<const W: usize, const K: usize> Crc32<W, K> {
     }
 
     /// This engine for a consumer whose `m_crc.tready` arrives late in the
-    /// cycle: the result queue is a [`SyncFifo::late_read`] one.
+    /// cycle: the result queue is a [`SyncFifo::late_read`] one, which
+    /// holds [`LATE_RESULT_CAPACITY`] results.
     pub fn late_pop(mut self) -> Self {
         self.results = std::mem::take(&mut self.results).late_read();
         self

@@ -9,7 +9,8 @@
 //! the RAM address, and the full / non-empty flags registered, decided from
 //! an occupancy register's compares and the cycle's store and load.
 //!
-//! Capacity: `2^A + 1` words (the RAM plus the output register). `AP1 =
+//! Capacity: `2^A + 1` words (the RAM plus the output register; one more,
+//! a skid register, with [`SyncFifo::late_read`]). `AP1 =
 //! A + 1` is the pointer width (checked in `new()`). A written word appears
 //! at `data_out` two cycles later at the earliest. `write` when `full` and
 //! `read` when `empty` are ignored.
@@ -48,6 +49,11 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     pub lane_waddr: Signal<Out, Bits<A>>,
     pub lane_load: Signal<Out, Bit>,
     pub lane_raddr: Signal<Out, Bits<A>>,
+    /// The skid register (with [`SyncFifo::late_read`]) samples the RAM's
+    /// word at `lane_raddr`; the output register loads from the skid
+    /// register instead of the RAM. Both low in a plain FIFO.
+    pub lane_skid: Signal<Out, Bit>,
+    pub lane_from_skid: Signal<Out, Bit>,
     /// Words in the RAM (0 to `2^A`; the output register not counted), from
     /// a flip-flop: a producer that keeps its own margin below `2^A` can
     /// decide from it a cycle ahead, without `full` in its handshake.
@@ -63,21 +69,17 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
     /// flags above are decided from compares on flip-flops and the cycle's
     /// store/load, with no pointer arithmetic in between.
     occ: DFF<Bits<AP1>>,
-    /// With [`SyncFifo::late_read`]: `occ + 1` and `occ - 1` as registers
-    /// of their own, so `occ`'s next value is a pick of three registers by
-    /// the cycle's store and load, with no adder behind `read`. Kept as
-    /// `(occ + 1) ^ 1` and `!(occ - 1)`, so their power-up zeroes agree
-    /// with `occ`'s, as the reset's values do.
-    occ_p1x: DFF<Bits<AP1>>,
-    occ_m1n: DFF<Bits<AP1>>,
+    /// With [`SyncFifo::late_read`]: the output stage's second word (a
+    /// skid register, in the lanes) holds a word.
+    skid_valid: DFF<Bit>,
     late: Constant<Bit>,
-    bit0: Constant<Bits<AP1>>,
     ram_empty: Signal<Local, Bit>,
     store: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
     // The flags' next values for either value of `read` (a consumer's
     // handshake usually arrives late), so `read` only picks between them.
     load0: Signal<Local, Bit>,
+    load1: Signal<Local, Bit>,
     dm1: Signal<Local, Bit>,
     one: Signal<Local, Bit>,
     full0: Signal<Local, Bit>,
@@ -91,6 +93,9 @@ pub struct SyncFifo<D: Synth, const A: usize, const AP1: usize> {
 impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
     /// Words it holds: the RAM's `2^A` and the output register.
     pub const CAPACITY: usize = (1 << A) + 1;
+    /// Words a [`SyncFifo::late_read`] one holds: one more, in its skid
+    /// register.
+    pub const LATE_CAPACITY: usize = Self::CAPACITY + 1;
 
     pub fn new() -> Self {
         assert!(
@@ -111,6 +116,8 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             lane_waddr: Default::default(),
             lane_load: Default::default(),
             lane_raddr: Default::default(),
+            lane_skid: Default::default(),
+            lane_from_skid: Default::default(),
             ram_words: Default::default(),
             lane: FifoLane::new(),
             wptr: Default::default(),
@@ -119,14 +126,13 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
             full_q: Default::default(),
             nonempty_q: Default::default(),
             occ: Default::default(),
-            occ_p1x: Default::default(),
-            occ_m1n: Default::default(),
+            skid_valid: Default::default(),
             late: Constant::new(false),
-            bit0: Constant::new(1u64.into()),
             ram_empty: Default::default(),
             store: Default::default(),
             load: Default::default(),
             load0: Default::default(),
+            load1: Default::default(),
             dm1: Default::default(),
             one: Default::default(),
             full0: Default::default(),
@@ -138,16 +144,16 @@ impl<D: Synth, const A: usize, const AP1: usize> SyncFifo<D, A, AP1> {
         }
     }
 
-    /// This FIFO for a consumer whose `read` arrives late in the cycle: the
-    /// RAM's occupancy also keeps its neighbours (`occ + 1`, `occ - 1`) in
-    /// registers, so `read` reaches the count through a pick of registers
-    /// instead of an up/down adder (two flip-flop words more; the flags and
-    /// every cycle's behaviour are the same). That is the source's
-    /// structure: on ECP5 ABC maps the pick back in front of the count's
-    /// last LUTs, and `roce_tx`'s pop into these registers is as deep as it
-    /// was into the plain count (docs/BENCHMARKS.md, `roce_tx` seventeenth
-    /// pass), so the form is kept on its measured mean, not on a shorter
-    /// path.
+    /// This FIFO for a consumer whose `read` arrives late in the cycle:
+    /// the output stage is two words deep (the output register and a skid
+    /// register behind it, in every lane), and the RAM's head moves into
+    /// it whenever the skid register is free. The RAM's load, pointers,
+    /// count and flags then wait on flip-flops alone, and `read` reaches
+    /// only the output stage (its register's enable and two valid bits).
+    /// It holds [`SyncFifo::LATE_CAPACITY`] words. For the same writes and
+    /// reads, `data_out` and `empty` are a plain FIFO's in every cycle;
+    /// `full` and `ram_words` count the RAM alone, which a word leaves for
+    /// the skid register while the output register is not read.
     pub fn late_read(mut self) -> Self {
         self.late = Constant::new(true);
         self
@@ -163,7 +169,7 @@ impl<D: Synth, const A: usize, const AP1: usize> Default for SyncFifo<D, A, AP1>
 impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, wptr, rptr, out_valid, full_q, nonempty_q, occ, occ_p1x, occ_m1n);
+        dff_setup!(self, clock, wptr, rptr, out_valid, skid_valid, full_q, nonempty_q, occ);
         clock!(self, clock, lane);
         // RAM full / empty, from flip-flops (set from the next pointers below).
         self.full.next = self.full_q.q.val();
@@ -176,54 +182,79 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
         if self.store.val() {
             self.wptr.d.next = self.wptr.q.val() + 1;
         }
-        // Read side: refill the output register when it is free or taken.
+        // Read side. The RAM's head moves into the output stage (`load`):
+        // plain, when the output register is free or being read; with
+        // `late_read`, whenever the skid register is free, so the load
+        // waits on flip-flops alone and `read` only moves the stage's words.
+        // `load0` / `load1` are the load for `read` low / high.
         self.lane_raddr.next = bit_cast::<A, AP1>(self.rptr.q.val() & self.addr_mask.val());
-        self.load.next = !self.ram_empty.val() & (!self.out_valid.q.val() | self.read.val());
-        self.lane_load.next = self.load.val();
+        if self.late.val() {
+            self.load0.next = !self.ram_empty.val() & !self.skid_valid.q.val();
+            self.load1.next = self.load0.val();
+        } else {
+            self.load0.next = !self.ram_empty.val() & !self.out_valid.q.val();
+            self.load1.next = !self.ram_empty.val();
+        }
+        if self.read.val() {
+            self.load.next = self.load1.val();
+        } else {
+            self.load.next = self.load0.val();
+        }
         if self.load.val() {
-            self.out_valid.d.next = true;
             self.rptr.d.next = self.rptr.q.val() + 1;
-        } else if self.read.val() {
-            self.out_valid.d.next = false;
+        }
+        if self.late.val() {
+            // The output register takes the skid's word, else the RAM's,
+            // whenever it is free or read; the skid register samples the
+            // RAM's head whenever it is free and keeps it while the output
+            // register holds a word that is not read.
+            self.lane_load.next = !self.out_valid.q.val() | self.read.val();
+            self.lane_skid.next = !self.skid_valid.q.val();
+            self.lane_from_skid.next = self.skid_valid.q.val();
+            if self.lane_load.val() {
+                self.out_valid.d.next = self.skid_valid.q.val() | self.load.val();
+            }
+            self.skid_valid.d.next = self.out_valid.q.val()
+                & !self.read.val()
+                & (self.skid_valid.q.val() | self.load.val());
+        } else {
+            self.lane_load.next = self.load.val();
+            self.lane_skid.next = false;
+            self.lane_from_skid.next = false;
+            if self.load.val() {
+                self.out_valid.d.next = true;
+            } else if self.read.val() {
+                self.out_valid.d.next = false;
+            }
+            self.skid_valid.d.next = false;
         }
         self.lane.store.next = self.lane_store.val();
         self.lane.waddr.next = self.lane_waddr.val();
         self.lane.data_in.next = self.data_in.val();
         self.lane.load.next = self.lane_load.val();
         self.lane.raddr.next = self.lane_raddr.val();
+        self.lane.skid.next = self.lane_skid.val();
+        self.lane.from_skid.next = self.lane_from_skid.val();
         self.data_out.next = self.lane.data_out.val();
         self.empty.next = !self.out_valid.q.val();
         // The RAM's occupancy and flags move by one word at most. The flags
-        // are decided for `read` low (load = load0) and high (load =
-        // nonempty_q), then picked by `read`.
+        // are decided for `read` low (`load0`) and high (`load1`), then
+        // picked by `read`.
         if self.store.val() & !self.load.val() {
-            if self.late.val() {
-                self.occ.d.next = self.occ_p1x.q.val() ^ self.bit0.val();
-                self.occ_p1x.d.next =
-                    ((self.occ_p1x.q.val() ^ self.bit0.val()) + 1) ^ self.bit0.val();
-                self.occ_m1n.d.next = !self.occ.q.val();
-            } else {
-                self.occ.d.next = self.occ.q.val() + 1;
-            }
+            self.occ.d.next = self.occ.q.val() + 1;
         } else if self.load.val() & !self.store.val() {
-            if self.late.val() {
-                self.occ.d.next = !self.occ_m1n.q.val();
-                self.occ_p1x.d.next = self.occ.q.val() ^ self.bit0.val();
-                self.occ_m1n.d.next = !(!self.occ_m1n.q.val() - 1);
-            } else {
-                self.occ.d.next = self.occ.q.val() - 1;
-            }
+            self.occ.d.next = self.occ.q.val() - 1;
         }
-        self.load0.next = self.nonempty_q.q.val() & !self.out_valid.q.val();
         self.dm1.next = self.occ.q.val() == self.one_less.val();
         self.one.next = self.occ.q.val() == 1;
         self.full0.next = (self.store.val() & !self.load0.val() & self.dm1.val())
             | (self.full_q.q.val() & !(self.load0.val() & !self.store.val()));
-        self.full1.next = (self.store.val() & !self.nonempty_q.q.val() & self.dm1.val())
-            | (self.full_q.q.val() & !(self.nonempty_q.q.val() & !self.store.val()));
+        self.full1.next = (self.store.val() & !self.load1.val() & self.dm1.val())
+            | (self.full_q.q.val() & !(self.load1.val() & !self.store.val()));
         self.ne0.next = (self.store.val() & !self.load0.val())
             | (self.nonempty_q.q.val() & !(self.load0.val() & !self.store.val() & self.one.val()));
-        self.ne1.next = self.store.val() | (self.nonempty_q.q.val() & !self.one.val());
+        self.ne1.next = (self.store.val() & !self.load1.val())
+            | (self.nonempty_q.q.val() & !(self.load1.val() & !self.store.val() & self.one.val()));
         if self.read.val() {
             self.full_q.d.next = self.full1.val();
             self.nonempty_q.d.next = self.ne1.val();
@@ -235,9 +266,8 @@ impl<D: Synth, const A: usize, const AP1: usize> Logic for SyncFifo<D, A, AP1> {
             self.wptr.d.next = 0.into();
             self.rptr.d.next = 0.into();
             self.out_valid.d.next = false;
+            self.skid_valid.d.next = false;
             self.occ.d.next = 0.into();
-            self.occ_p1x.d.next = 0.into();
-            self.occ_m1n.d.next = 0.into();
             self.full_q.d.next = false;
             self.nonempty_q.d.next = false;
         }
@@ -257,9 +287,14 @@ pub struct FifoLane<D: Synth, const A: usize> {
     pub data_in: Signal<In, D>,
     pub load: Signal<In, Bit>,
     pub raddr: Signal<In, Bits<A>>,
+    /// The skid register samples the RAM's word at `raddr`.
+    pub skid: Signal<In, Bit>,
+    /// `load` takes the skid register's word, not the RAM's.
+    pub from_skid: Signal<In, Bit>,
     pub data_out: Signal<Out, D>,
     ram: LutRam<D, A>,
     out_data: DFF<D>,
+    skid_data: DFF<D>,
 }
 
 impl<D: Synth, const A: usize> FifoLane<D, A> {
@@ -271,9 +306,12 @@ impl<D: Synth, const A: usize> FifoLane<D, A> {
             data_in: Default::default(),
             load: Default::default(),
             raddr: Default::default(),
+            skid: Default::default(),
+            from_skid: Default::default(),
             data_out: Default::default(),
             ram: LutRam::new(),
             out_data: Default::default(),
+            skid_data: Default::default(),
         }
     }
 }
@@ -287,14 +325,21 @@ impl<D: Synth, const A: usize> Default for FifoLane<D, A> {
 impl<D: Synth, const A: usize> Logic for FifoLane<D, A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, out_data);
+        dff_setup!(self, clock, out_data, skid_data);
         clock!(self, clock, ram);
         self.ram.write_enable.next = self.store.val();
         self.ram.write_address.next = self.waddr.val();
         self.ram.write_data.next = self.data_in.val();
         self.ram.read_address.next = self.raddr.val();
+        if self.skid.val() {
+            self.skid_data.d.next = self.ram.read_data.val();
+        }
         if self.load.val() {
-            self.out_data.d.next = self.ram.read_data.val();
+            if self.from_skid.val() {
+                self.out_data.d.next = self.skid_data.q.val();
+            } else {
+                self.out_data.d.next = self.ram.read_data.val();
+            }
         }
         self.data_out.next = self.out_data.q.val();
     }
@@ -397,33 +442,37 @@ mod tests {
         yosys_validate("sync_fifo", &generate_verilog(&uut)).unwrap();
     }
 
-    /// Capacity 2^2 + 1 = 5 words: a 4-word RAM and the output register.
-    /// Random writes and reads (phases that fill it, drain it, and hold it
-    /// steady) against the module's documented behaviour, cycle by cycle: a
-    /// word stored at one edge can move to the output register at the next
-    /// (when it is free or being read), `full` is the RAM holding 4 words,
-    /// `ram_words` the words it holds, `empty` is the output register
-    /// holding none. With `reset` false the FIFO starts from its flip-flops'
-    /// power-up values instead of the reset's.
-    fn sync_fifo_matches_a_queue(uut: SyncFifo<Bits<8>, 2, 3>, reset: bool) {
+    /// Capacity 2^2 + 1 = 5 words: a 4-word RAM and the output register
+    /// (6 with `late_read`'s skid register). Random writes and reads
+    /// (phases that fill it, drain it, and hold it steady) against the
+    /// module's documented behaviour, cycle by cycle: a word stored at one
+    /// edge can move to the output stage at the next, when the output
+    /// register is free or being read (plain) or the skid register is free
+    /// (`late`); `full` is the RAM holding 4 words, `ram_words` the words
+    /// it holds, `empty` is the output register holding none. With `reset`
+    /// false the FIFO starts from its flip-flops' power-up values instead
+    /// of the reset's.
+    fn sync_fifo_matches_a_queue(uut: SyncFifo<Bits<8>, 2, 3>, late: bool, reset: bool) {
         type F = SyncFifo<Bits<8>, 2, 3>;
         let mut sim = Simulation::new();
         sim.add_clock(5, |x: &mut Box<F>| x.clock.next = !x.clock.val());
         sim.add_testbench(move |mut sim: Sim<F>| {
             let mut x = sim.init()?;
             let mut ram = std::collections::VecDeque::<u64>::new();
-            let mut out: Option<u64> = None;
+            // The output stage: the output register's word first, then the
+            // skid register's.
+            let mut stage = std::collections::VecDeque::<u64>::new();
             let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-            let (mut next, mut fulls, mut reads) = (0u64, 0, 0);
+            let (mut next, mut fulls, mut skids, mut reads) = (0u64, 0, 0, 0);
             x.reset.next = reset;
             wait_clock_cycle!(sim, clock, x);
             x.reset.next = false;
             for cycle in 0..4000u64 {
                 let (write, read) = crate::testing::phased_handshake(&mut rng, cycle, 4);
-                sim_assert_eq!(sim, x.empty.val(), out.is_none(), x);
+                sim_assert_eq!(sim, x.empty.val(), stage.is_empty(), x);
                 sim_assert_eq!(sim, x.full.val(), ram.len() == 4, x);
                 sim_assert_eq!(sim, x.ram_words.val().index(), ram.len(), x);
-                if let Some(w) = out {
+                if let Some(&w) = stage.front() {
                     sim_assert_eq!(sim, x.data_out.val().index() as u64, w, x);
                 }
                 x.write.next = write;
@@ -431,20 +480,29 @@ mod tests {
                 x.read.next = read;
                 wait_clock_cycle!(sim, clock, x);
                 let store = write && ram.len() < 4;
-                let taken = read && out.is_some();
-                if !ram.is_empty() && (out.is_none() || read) {
-                    out = ram.pop_front();
-                } else if taken {
-                    out = None;
+                let taken = read && !stage.is_empty();
+                let load = !ram.is_empty()
+                    && if late {
+                        stage.len() < 2
+                    } else {
+                        stage.is_empty() || read
+                    };
+                if taken {
+                    stage.pop_front();
+                }
+                if load {
+                    stage.extend(ram.pop_front());
                 }
                 if store {
                     ram.push_back(next);
                     next = (next + 1) & 0xff;
                 }
                 fulls += (ram.len() == 4) as u32;
+                skids += (stage.len() == 2) as u32;
                 reads += taken as u32;
             }
             sim_assert!(sim, fulls > 50 && reads > 1000, x);
+            sim_assert!(sim, !late || skids > 50, x);
             sim.done(x)
         });
         sim.run(Box::new(uut), 200_000).unwrap();
@@ -452,14 +510,14 @@ mod tests {
 
     #[test]
     fn sync_fifo_follows_a_queue() {
-        sync_fifo_matches_a_queue(SyncFifo::new(), true);
+        sync_fifo_matches_a_queue(SyncFifo::new(), false, true);
     }
 
     #[test]
     fn late_read_fifo_follows_a_queue() {
-        sync_fifo_matches_a_queue(SyncFifo::new().late_read(), true);
-        // `occ`'s neighbours power up consistent with it (no reset).
-        sync_fifo_matches_a_queue(SyncFifo::new().late_read(), false);
+        sync_fifo_matches_a_queue(SyncFifo::new().late_read(), true, true);
+        // The skid register powers up empty (no reset).
+        sync_fifo_matches_a_queue(SyncFifo::new().late_read(), true, false);
     }
 
     #[test]
@@ -498,6 +556,8 @@ mod tests {
             self.lane.waddr.next = self.fifo.lane_waddr.val();
             self.lane.load.next = self.fifo.lane_load.val();
             self.lane.raddr.next = self.fifo.lane_raddr.val();
+            self.lane.skid.next = self.fifo.lane_skid.val();
+            self.lane.from_skid.next = self.fifo.lane_from_skid.val();
             self.lane.data_in.next = self.side_in.val();
             self.data_out.next = self.fifo.data_out.val();
             self.side_out.next = self.lane.data_out.val();
@@ -508,6 +568,11 @@ mod tests {
 
     #[test]
     fn fifo_lane_moves_with_its_fifo() {
+        lane_moves_with(SyncFifo::new());
+        lane_moves_with(SyncFifo::new().late_read());
+    }
+
+    fn lane_moves_with(fifo: SyncFifo<Bits<8>, 2, 3>) {
         // The lane is written with a word derived from the FIFO's (its
         // complement, rotated), offered in every cycle whether or not the
         // FIFO stores: while the FIFO shows a word, the lane must show that
@@ -554,7 +619,7 @@ mod tests {
             side_out: Default::default(),
             empty: Default::default(),
             full: Default::default(),
-            fifo: SyncFifo::new(),
+            fifo,
             lane: FifoLane::new(),
         };
         uut.connect_all();

@@ -2476,11 +2476,15 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.ob_keep.waddr.next = self.ob_data.lane_waddr.val();
         self.ob_keep.load.next = self.ob_data.lane_load.val();
         self.ob_keep.raddr.next = self.ob_data.lane_raddr.val();
+        self.ob_keep.skid.next = self.ob_data.lane_skid.val();
+        self.ob_keep.from_skid.next = self.ob_data.lane_from_skid.val();
         self.ob_keep.data_in.next = self.r2_keep.q.val();
         self.ob_last.store.next = self.ob_data.lane_store.val();
         self.ob_last.waddr.next = self.ob_data.lane_waddr.val();
         self.ob_last.load.next = self.ob_data.lane_load.val();
         self.ob_last.raddr.next = self.ob_data.lane_raddr.val();
+        self.ob_last.skid.next = self.ob_data.lane_skid.val();
+        self.ob_last.from_skid.next = self.ob_data.lane_from_skid.val();
         self.ob_last.data_in.next = self.r2_last.q.val();
         self.m_axis.tvalid.next = !self.ob_data.empty.val();
         self.m_axis.tdata.next = self.ob_data.data_out.val();

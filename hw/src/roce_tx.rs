@@ -26,7 +26,7 @@
 //! aborts it, and `error_payload` pulses.
 
 use crate::axis_register::AxisRegister;
-use crate::crc32::{Crc32, RESULT_CAPACITY};
+use crate::crc32::{Crc32, LATE_RESULT_CAPACITY};
 use crate::fifo::{FifoLane, SyncFifo};
 use crate::gf2;
 use crate::prim::CountKeep;
@@ -49,7 +49,7 @@ type DelayFifo<const W: usize> = SyncFifo<Bits<W>, DELAY_ADDR_BITS, { DELAY_ADDR
 // frame's result is fed no earlier than its last beat enters `dfifo`, and
 // taken when that beat leaves it, so no more results are queued or in
 // flight than `dfifo` holds beats.
-const _: () = assert!(DelayFifo::<8>::CAPACITY <= RESULT_CAPACITY);
+const _: () = assert!(DelayFifo::<8>::LATE_CAPACITY <= LATE_RESULT_CAPACITY);
 /// The front starts a beat only while `dfifo`'s RAM held at most this many
 /// words a cycle earlier (`room_q`): that beat reaches the RAM two edges
 /// later, after at most one more beat, so the RAM is never full when the
@@ -1256,14 +1256,20 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.mfifo.waddr.next = self.dfifo.lane_waddr.val();
         self.mfifo.load.next = self.dfifo.lane_load.val();
         self.mfifo.raddr.next = self.dfifo.lane_raddr.val();
+        self.mfifo.skid.next = self.dfifo.lane_skid.val();
+        self.mfifo.from_skid.next = self.dfifo.lane_from_skid.val();
         self.tfifo.store.next = self.dfifo.lane_store.val();
         self.tfifo.waddr.next = self.dfifo.lane_waddr.val();
         self.tfifo.load.next = self.dfifo.lane_load.val();
         self.tfifo.raddr.next = self.dfifo.lane_raddr.val();
+        self.tfifo.skid.next = self.dfifo.lane_skid.val();
+        self.tfifo.from_skid.next = self.dfifo.lane_from_skid.val();
         self.kfifo.store.next = self.dfifo.lane_store.val();
         self.kfifo.waddr.next = self.dfifo.lane_waddr.val();
         self.kfifo.load.next = self.dfifo.lane_load.val();
         self.kfifo.raddr.next = self.dfifo.lane_raddr.val();
+        self.kfifo.skid.next = self.dfifo.lane_skid.val();
+        self.kfifo.from_skid.next = self.dfifo.lane_from_skid.val();
         self.tcount.c.next = self.fq_count.q.val();
         self.tfifo.data_in.next = self.tcount.keep.val();
         self.k0count.c.next = self.fq_c0.q.val();
