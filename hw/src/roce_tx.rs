@@ -1356,9 +1356,12 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.extra.d.next = false;
         }
         // A frame's first beat next: its flags are the header assembly's,
-        // as its head registers load them at this edge.
+        // as its head registers load them at this edge. Where no header
+        // ends in beat 0 (not `one_beat`) a frame's first beat is neither
+        // its last nor reads a payload beat, so neither flag waits on the
+        // header queue's pop.
         if self.st.d.val() {
-            self.last_q.d.next = self.hb.next_first_last.val();
+            self.last_q.d.next = self.one_beat.val() & self.hb.next_first_last.val();
             self.need_q.d.next = self.one_beat.val() & self.hb.next_first_need.val();
         }
         // The CRC input's controls for the next beat, from the next values.
