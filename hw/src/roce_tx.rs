@@ -51,7 +51,7 @@ type DelayFifo<const W: usize> = SyncFifo<Bits<W>, DELAY_ADDR_BITS, { DELAY_ADDR
 // flight than `dfifo` holds beats.
 const _: () = assert!(DelayFifo::<8>::LATE_CAPACITY <= LATE_RESULT_CAPACITY);
 /// The front starts a beat only while `dfifo`'s RAM held at most this many
-/// words a cycle earlier (`room_q`): that beat reaches the RAM two edges
+/// words a cycle earlier (`ok_q`): that beat reaches the RAM two edges
 /// later, after at most one more beat, so the RAM is never full when the
 /// front's register holds a beat, and that register needs no handshake.
 const ROOM_WORDS: u64 = (1 << DELAY_ADDR_BITS) - 3;
@@ -558,14 +558,17 @@ pub struct RoceTx<const W: usize, const K: usize> {
     /// The previous beat's `tkeep` check failed and it was not its frame's
     /// last (the frame goes on flagged).
     kb_same: Signal<Local, Bit>,
-    active: Signal<Local, Bit>,
     in_body: Signal<Local, Bit>,
     need_in: Signal<Local, Bit>,
     last_now: Signal<Local, Bit>,
     bad_now: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
-    /// `dfifo`'s RAM had room (`ROOM_WORDS`) a cycle ago.
-    room_q: DFF<Bit>,
+    /// `go`'s part that waits on no payload beat, registered from the next
+    /// values of its terms: a header is at the assembly's head
+    /// (`hb.out_valid`), the front is not draining, and `dfifo`'s RAM had
+    /// room (`ROOM_WORDS`) a cycle ago. So `go` is one LUT of flip-flops
+    /// and `s_payload.tvalid`, and the paths into its fan-out start there.
+    ok_q: DFF<Bit>,
     room_top: Constant<Bits<{ DELAY_ADDR_BITS + 1 }>>,
     // Front output register.
     fq_valid: DFF<Bit>,
@@ -788,13 +791,12 @@ impl<const W: usize, const K: usize> RoceTx<W, K> {
             ep_a: Default::default(),
             ep_k: Default::default(),
             kb_same: Default::default(),
-            active: Default::default(),
             in_body: Default::default(),
             need_in: Default::default(),
             last_now: Default::default(),
             bad_now: Default::default(),
             go: Default::default(),
-            room_q: Default::default(),
+            ok_q: Default::default(),
             room_top: Constant::new(ROOM_WORDS.into()),
             fq_valid: Default::default(),
             fq_data: Default::default(),
@@ -895,7 +897,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         dff_setup!(
             self, clock, r_ends, r_spill, r_c0, r_c1, r_ck, r_fc, hs, hbq, ob1, ob, ib, st, last_q,
             body_q, more_q, ilast_q, need_q, prev, err, in_done, late, drain, err_pulse, ep_a,
-            ep_k, room_q, fq_valid, fq_data, fq_count, fq_last, fq_user, fq_kbad, fq_tag, fq_cn,
+            ep_k, ok_q, fq_valid, fq_data, fq_count, fq_last, fq_user, fq_kbad, fq_tag, fq_cn,
             fq_ca, fq_ctl, fq_ckeep, fq_fl, fq_fc, fq_v6, fq_spill, fq_c0, fq_c1, prev_c, cj,
             flush, flush_keep, flush_j, flush_v6, flush_tag, ci_tag, ci_j, ci_v6, extra,
             extra_data, extra_keep, extra_user
@@ -1002,7 +1004,6 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.u_ck.next = self.r_ck.q.val();
             self.u_fc.next = self.r_fc.q.val();
         }
-        self.active.next = self.hb.out_valid.val() & !self.drain.q.val();
         if self.st.q.val() {
             self.in_body.next = self.hb.first_body.val();
             self.more_in.next = self.hb.first_more.val();
@@ -1014,10 +1015,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         }
         self.last_now.next = self.last_q.q.val();
         self.need_in.next = self.need_q.q.val();
-        self.room_q.d.next = self.dfifo.ram_words.val() <= self.room_top.val();
-        self.go.next = self.active.val()
-            & self.room_q.q.val()
-            & (!self.need_in.val() | self.s_payload.tvalid.val());
+        self.go.next = self.ok_q.q.val() & (!self.need_in.val() | self.s_payload.tvalid.val());
         self.s_payload.tready.next = (self.go.val() & self.need_in.val()) | self.drain.q.val();
         // Bytes past the descriptor's length are dropped even within a beat.
         // The lanes taken: beat 0's from the header assembly where a header
@@ -1091,7 +1089,7 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         // (`ob1` saturates far above the header's beats.)
         self.fb_n.next = self.ob1.q.val() == self.hb.head_beats.val();
         // The front's register loads on every edge (it is read only with
-        // `fq_valid`, and `dfifo` takes every beat it holds: `room_q`), so
+        // `fq_valid`, and `dfifo` takes every beat it holds: `ok_q`), so
         // its wide registers have no enable.
         self.fq_data.d.next = self.fshift.y.val();
         // `prev` loads on every beat: the payload beat taken, which is zero
@@ -1341,7 +1339,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         self.m_axis.tvalid.next = self.oreg.m_axis.tvalid.val();
         self.oreg.m_axis.tready.next = self.m_axis.tready.val();
 
+        self.ok_q.d.next = self.hb.next_out_valid.val()
+            & !self.drain.d.val()
+            & (self.dfifo.ram_words.val() <= self.room_top.val());
         if self.reset.val() {
+            self.ok_q.d.next = false;
             self.prev.d.next = 0.into();
             self.st.d.next = true;
             self.ob.d.next = 2.into();

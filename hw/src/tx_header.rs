@@ -152,6 +152,10 @@ macro_rules! header_struct {
             /// keeps its own registered copies of them.
             pub next_first_last: Signal<Out, Bit>,
             pub next_first_need: Signal<Out, Bit>,
+            /// What `out_valid` loads at this edge (a header other than a
+            /// head taken now is queued), for a consumer that folds it into
+            /// a registered handshake flag of its own.
+            pub next_out_valid: Signal<Out, Bit>,
             /// rust-hdl simulation state: the descriptors in the register
             /// stages, the output queue, the credit count and the two
             /// registered handshake flags (`in_ready`, `out_valid`).
@@ -206,6 +210,7 @@ macro_rules! header_struct {
                     head_beat0: Default::default(),
                     next_first_last: Default::default(),
                     next_first_need: Default::default(),
+                    next_out_valid: Default::default(),
                     _stages: Default::default(),
                     _queue: Default::default(),
                     _used: 0,
@@ -535,8 +540,9 @@ impl<const W: usize, const K: usize> TxHeader<W, K> {
              \x20       used <= used + {{{qa}'d0, take_in}} - {{{qa}'d0, take_q}};\n\
              \x20       occ <= occ + {{{qa}'d0, v3}} - {{{qa}'d0, take_out}};\n\
              \x20       in_ready <= take_q | (take_in ? used != {qb}'d{} : in_ready);\n\
-             \x20       out_valid <= take_out ? occ > {qb}'d1 : occ != {qb}'d0;\n\
-             \x20   end\nend\n",
+             \x20       out_valid <= next_out_valid;\n\
+             \x20   end\nend\n\
+             always @(*) next_out_valid = take_out ? occ > {qb}'d1 : occ != {qb}'d0;\n",
             QUEUE - 1,
             a1 = qa - 1,
             qb = qa + 1,
@@ -1211,6 +1217,12 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         });
         self.next_first_last.next = nl;
         self.next_first_need.next = nn;
+        // Headers queued before this edge, less the head if taken now.
+        self.next_out_valid.next = if self._flags.1 && self.out_ready.val() {
+            self._queue.len() > 1
+        } else {
+            !self._queue.is_empty()
+        };
         if let Some(fields) = self._queue.front() {
             let get =
                 |name: &str| fields[Self::FIELDS.iter().position(|(n, _)| *n == name).unwrap()];
@@ -1294,6 +1306,7 @@ impl<const W: usize, const K: usize> Logic for TxHeader<W, K> {
         self.head_beat0.connect();
         self.next_first_last.connect();
         self.next_first_need.connect();
+        self.next_out_valid.connect();
     }
 
     fn hdl(&self) -> Verilog {
