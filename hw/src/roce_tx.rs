@@ -1170,6 +1170,11 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.need_q.d.next = self.body_q.d.val() & self.more_q.d.val() & !self.in_done.d.val();
             if self.last_now.val() {
                 self.st.d.next = true;
+                // The next frame's first beat: see below where a header
+                // can end in beat 0; elsewhere that beat is neither its
+                // frame's last nor reads a payload beat.
+                self.last_q.d.next = false;
+                self.need_q.d.next = false;
                 self.ob.d.next = 2.into();
                 self.ob1.d.next = 1.into();
                 self.ib.d.next = 2.into();
@@ -1346,6 +1351,8 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.ok_q.d.next = false;
             self.prev.d.next = 0.into();
             self.st.d.next = true;
+            self.last_q.d.next = false;
+            self.need_q.d.next = false;
             self.ob.d.next = 2.into();
             self.ob1.d.next = 1.into();
             self.ib.d.next = 2.into();
@@ -1357,14 +1364,14 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.flush.d.next = false;
             self.extra.d.next = false;
         }
-        // A frame's first beat next: its flags are the header assembly's,
-        // as its head registers load them at this edge. Where no header
-        // ends in beat 0 (not `one_beat`) a frame's first beat is neither
-        // its last nor reads a payload beat, so neither flag waits on the
-        // header queue's pop.
-        if self.st.d.val() {
-            self.last_q.d.next = self.one_beat.val() & self.hb.next_first_last.val();
-            self.need_q.d.next = self.one_beat.val() & self.hb.next_first_need.val();
+        // Where a header can end in beat 0 (`one_beat`), a frame's first
+        // beat's flags are the header assembly's, as its head registers
+        // load them at this edge. Elsewhere the frame's last beat clears
+        // them above (and they stay clear while `st` waits), so neither
+        // waits on the header queue's pop or on `st`'s next value.
+        if self.one_beat.val() & self.st.d.val() {
+            self.last_q.d.next = self.hb.next_first_last.val();
+            self.need_q.d.next = self.hb.next_first_need.val();
         }
         // The CRC input's controls for the next beat, from the next values.
         if self.flush.d.val() {
