@@ -1170,11 +1170,6 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
             self.need_q.d.next = self.body_q.d.val() & self.more_q.d.val() & !self.in_done.d.val();
             if self.last_now.val() {
                 self.st.d.next = true;
-                // The next frame's first beat: see below where a header
-                // can end in beat 0; elsewhere that beat is neither its
-                // frame's last nor reads a payload beat.
-                self.last_q.d.next = false;
-                self.need_q.d.next = false;
                 self.ob.d.next = 2.into();
                 self.ob1.d.next = 1.into();
                 self.ib.d.next = 2.into();
@@ -1366,9 +1361,13 @@ impl<const W: usize, const K: usize> Logic for RoceTx<W, K> {
         }
         // Where a header can end in beat 0 (`one_beat`), a frame's first
         // beat's flags are the header assembly's, as its head registers
-        // load them at this edge. Elsewhere the frame's last beat clears
-        // them above (and they stay clear while `st` waits), so neither
-        // waits on the header queue's pop or on `st`'s next value.
+        // load them at this edge. Elsewhere a frame's first beat is
+        // neither its last nor reads a payload beat, and both flags are
+        // already clear when it comes: the previous frame's last beat
+        // computes them clear (`ob` is past `frame_beats`, and every
+        // payload beat was read by then: `more_q` clear), the reset clears
+        // them, and they hold while `st` waits. So neither waits on the
+        // header queue's pop or on `st`'s next value.
         if self.one_beat.val() & self.st.d.val() {
             self.last_q.d.next = self.hb.next_first_last.val();
             self.need_q.d.next = self.hb.next_first_need.val();
