@@ -528,10 +528,11 @@ pub struct RoceTx<const W: usize, const K: usize> {
     /// the header assembly's registered `first_*` outputs, else from these
     /// registers, computed a beat ahead.
     st: DFF<Bit>,
-    /// The next beat is its frame's last (`last_now`), on every beat: on a
-    /// frame's first it holds the header assembly's `first_last`, loaded
-    /// from its next value (`next_first_last`) whenever `st` will be set, so
-    /// `go`'s handshake into `out_ready` starts from flip-flops.
+    /// The next beat is its frame's last (`last_now`), on every beat. On a
+    /// frame's first it is clear where no header ends in beat 0 (not
+    /// `one_beat`); elsewhere it holds the header assembly's `first_last`,
+    /// loaded from its next value (`next_first_last`) whenever `st` will
+    /// be set, so `go`'s handshake into `out_ready` starts from flip-flops.
     last_q: DFF<Bit>,
     body_q: DFF<Bit>,
     /// The next beat is the first body beat (`body_q`'s new part).
