@@ -28,8 +28,12 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("tx_header", 64, Variant::Fast),
     ("tx_header", 512, Variant::Fast),
     ("roce_tx", 64, Variant::Fast),
+    ("roce_tx", 128, Variant::Fast),
+    ("roce_tx", 256, Variant::Fast),
     ("roce_tx", 512, Variant::Fast),
     ("roce_rx", 64, Variant::Fast),
+    ("roce_rx", 128, Variant::Fast),
+    ("roce_rx", 256, Variant::Fast),
     ("roce_rx", 512, Variant::Fast),
     // mr_tlb: the "width" is the MR-table size (64: small test build,
     // 4096: the default build). No XOR matrices, so one form.

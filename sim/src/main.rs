@@ -32,7 +32,7 @@ enum Command {
         /// Print frame and drop counts to stderr at the end.
         #[arg(long)]
         stats: bool,
-        /// Data width of the hardware parser (`--engine hw`): 64 or 512.
+        /// Data width of the hardware parser (`--engine hw`): 64, 128, 256 or 512.
         #[arg(long, default_value_t = 64, value_parser = parse_width)]
         width: usize,
     },
@@ -49,7 +49,7 @@ enum Command {
         /// Which implementation builds the frames.
         #[arg(long, value_enum, default_value_t = Engine::Model)]
         engine: Engine,
-        /// Data width of the hardware builder (`--engine hw`): 64 or 512.
+        /// Data width of the hardware builder (`--engine hw`): 64, 128, 256 or 512.
         #[arg(long, default_value_t = 64, value_parser = parse_width)]
         width: usize,
     },
@@ -71,7 +71,7 @@ enum BenchWhat {
     /// receive parser and the frame builder: cycles per frame against
     /// ceil(len / (W/8)), stalls, latency.
     Datapath {
-        /// Data width: 64 or 512.
+        /// Data width: 64, 128, 256 or 512.
         #[arg(long, default_value_t = 64, value_parser = parse_width)]
         width: usize,
     },

@@ -1,11 +1,11 @@
 //! Driving the `roce_rx` hardware parser: one trait over its Verilator
-//! models (W = 64, 512), its descriptor as a `roce-wire` [`FrameRepr`] (so
+//! models (W = 64, 128, 256, 512), its descriptor as a `roce-wire` [`FrameRepr`] (so
 //! hardware and model print the same DESIGN §7 line), and a runner that
 //! streams frames through it with random idle cycles and backpressure.
 
 use crate::axis::StreamInPort;
 use crate::bfm::{PacketSink, PacketSource};
-use crate::models::{RoceRxW512, RoceRxW64};
+use crate::models::{RoceRxW128, RoceRxW256, RoceRxW512, RoceRxW64};
 use crate::rng::Rng;
 use roce_wire::aeth::Syndrome;
 use roce_wire::ext::{AethRepr, AtomicAckEthRepr, AtomicEthRepr, DethRepr, RethRepr};
@@ -15,7 +15,7 @@ use roce_wire::{
 };
 
 /// Widths with a `roce_rx` model.
-pub const WIDTHS: [usize; 2] = [64, 512];
+pub const WIDTHS: [usize; 4] = [64, 128, 256, 512];
 
 /// One descriptor as `m_hdr` presents it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,12 +179,16 @@ macro_rules! rx_dut {
     };
 }
 rx_dut!(RoceRxW64);
+rx_dut!(RoceRxW128);
+rx_dut!(RoceRxW256);
 rx_dut!(RoceRxW512);
 
-/// A `roce_rx` model of width `w` (64 or 512).
+/// A `roce_rx` model of width `w` (one of [`WIDTHS`]).
 pub fn dut(width: usize) -> Box<dyn RxDut> {
     match width {
         64 => Box::new(RoceRxW64::new()),
+        128 => Box::new(RoceRxW128::new()),
+        256 => Box::new(RoceRxW256::new()),
         512 => Box::new(RoceRxW512::new()),
         w => panic!("no roce_rx model at width {w} (have {WIDTHS:?})"),
     }

@@ -3,7 +3,7 @@
 
 use crate::bfm::{PacketSink, PacketSource};
 use crate::model::Model;
-use crate::models::{RoceTxW512, RoceTxW64};
+use crate::models::{RoceTxW128, RoceTxW256, RoceTxW512, RoceTxW64};
 use crate::rng::Rng;
 use roce_wire::FrameRepr;
 
@@ -11,7 +11,7 @@ use roce_wire::FrameRepr;
 pub use paste as __paste;
 
 /// Widths with a `roce_tx` model.
-pub const WIDTHS: [usize; 2] = [64, 512];
+pub const WIDTHS: [usize; 4] = [64, 128, 256, 512];
 
 /// A MAC address as the 48-bit port value.
 pub fn mac(m: [u8; 6]) -> u64 {
@@ -183,12 +183,16 @@ macro_rules! tx_dut {
     };
 }
 tx_dut!(RoceTxW64);
+tx_dut!(RoceTxW128);
+tx_dut!(RoceTxW256);
 tx_dut!(RoceTxW512);
 
-/// A `roce_tx` model of width `width` (64 or 512).
+/// A `roce_tx` model of width `width` (one of [`WIDTHS`]).
 pub fn dut(width: usize) -> Box<dyn TxDut> {
     match width {
         64 => Box::new(RoceTxW64::new()),
+        128 => Box::new(RoceTxW128::new()),
+        256 => Box::new(RoceTxW256::new()),
         512 => Box::new(RoceTxW512::new()),
         w => panic!("no roce_tx model at width {w} (have {WIDTHS:?})"),
     }

@@ -1,6 +1,6 @@
 //! `roce-sim emit`: descriptors taken from the reference frames are built by
-//! the model and by the Verilated TX path at 64 and 512 bits; all three
-//! pcaps are identical and equal the reference frames byte for byte, and
+//! the model and by the Verilated TX path at 64, 128, 256 and 512 bits;
+//! all five pcaps are identical and equal the reference frames byte for byte, and
 //! `roce-sim parse` (model and hardware) reads them back to the same
 //! fields. Bad descriptor files get an error naming the frame and field.
 
@@ -79,6 +79,8 @@ fn model_and_hardware_build_the_reference_frames() {
     for (name, extra) in [
         ("model", vec!["--engine", "model"]),
         ("hw64", vec!["--engine", "hw", "--width", "64"]),
+        ("hw128", vec!["--engine", "hw", "--width", "128"]),
+        ("hw256", vec!["--engine", "hw", "--width", "256"]),
         ("hw512", vec!["--engine", "hw", "--width", "512"]),
     ] {
         let pcap = scratch(&format!("{name}.pcap"));

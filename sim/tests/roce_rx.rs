@@ -1,4 +1,4 @@
-//! The `roce_rx` parser in Verilator (W = 64 and 512), checked against
+//! The `roce_rx` parser in Verilator (W = 64, 128, 256 and 512), checked against
 //! `roce_wire::Frame::parse`: every descriptor prints the same DESIGN §7
 //! line as the model, every accepted payload equals the model's payload,
 //! the drop counters equal the model's tallies, and `m_axis` keeps the
@@ -87,6 +87,16 @@ fn random_frames_w64() {
 }
 
 #[test]
+fn random_frames_w128() {
+    random(128);
+}
+
+#[test]
+fn random_frames_w256() {
+    random(256);
+}
+
+#[test]
 fn random_frames_w512() {
     random(512);
 }
@@ -128,6 +138,16 @@ fn vectors(width: usize) {
 #[test]
 fn reference_vectors_w64() {
     vectors(64);
+}
+
+#[test]
+fn reference_vectors_w128() {
+    vectors(128);
+}
+
+#[test]
+fn reference_vectors_w256() {
+    vectors(256);
 }
 
 #[test]
@@ -175,6 +195,16 @@ fn flips(width: usize) {
 #[test]
 fn bit_flips_w64() {
     flips(64);
+}
+
+#[test]
+fn bit_flips_w128() {
+    flips(128);
+}
+
+#[test]
+fn bit_flips_w256() {
+    flips(256);
 }
 
 #[test]
@@ -241,6 +271,16 @@ fn ipv4_options_w64() {
 }
 
 #[test]
+fn ipv4_options_w128() {
+    options(128);
+}
+
+#[test]
+fn ipv4_options_w256() {
+    options(256);
+}
+
+#[test]
 fn ipv4_options_w512() {
     options(512);
 }
@@ -301,6 +341,16 @@ fn short_extension_headers_w64() {
 }
 
 #[test]
+fn short_extension_headers_w128() {
+    short_ext(128);
+}
+
+#[test]
+fn short_extension_headers_w256() {
+    short_ext(256);
+}
+
+#[test]
 fn short_extension_headers_w512() {
     short_ext(512);
 }
@@ -329,7 +379,7 @@ fn full_rate_without_stalls() {
 fn long_descriptor_stall_fills_the_block_and_loses_nothing() {
     let hold = 1000;
     let mut frames_held = Vec::new();
-    for (width, seed) in [(64, 0x4164), (512, 0x41512)] {
+    for (width, seed) in [(64, 0x4164), (128, 0x41128), (256, 0x41256), (512, 0x41512)] {
         let mut frames = roce_sim::rx::sized_frames(64, 300, seed);
         frames.extend(random_frames(seed, 300));
         let pace = Pace {
@@ -357,13 +407,11 @@ fn long_descriptor_stall_fills_the_block_and_loses_nothing() {
         assert!(last + 500 < hold, "W={width}: still taking at cycle {last}");
         frames_held.push(held.len() / beats);
     }
-    // Within a frame of each other at both widths, and a few percent of
-    // what either buffer holds (W=64: 254 of these frames, W=512: 243):
+    // Within a frame of each other at every width, and a few percent of
+    // what any buffer holds (W=64: 254 of these frames, W=512: 243):
     // the frames credit closed the input, not the buffer's room.
-    assert!(
-        frames_held[0].abs_diff(frames_held[1]) <= 1,
-        "{frames_held:?}"
-    );
+    let (lo, hi) = (frames_held.iter().min(), frames_held.iter().max());
+    assert!(hi.unwrap() - lo.unwrap() <= 1, "{frames_held:?}");
     assert!(frames_held.iter().all(|&n| n < 64), "{frames_held:?}");
 }
 
@@ -411,7 +459,8 @@ fn cli_engines_agree_on_the_reference_pcap() {
     };
     let model = run(&["parse", "--pcap", pcap]);
     assert_eq!(model.lines().count(), 83);
-    for w in ["64", "512"] {
+    for w in WIDTHS.map(|w| w.to_string()) {
+        let w = w.as_str();
         let hw = run(&["parse", "--engine", "hw", "--width", w, "--pcap", pcap]);
         assert_eq!(hw, model, "W={w}");
     }

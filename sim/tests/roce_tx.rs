@@ -58,7 +58,7 @@ fn check(width: usize, frames: &[TxFrame], pace: Pace, seed: u64) -> TxRun {
 
 #[test]
 fn random_frames_under_idle_and_backpressure() {
-    for (width, seed) in [(64, 0x7164), (512, 0x71512)] {
+    for (width, seed) in [(64, 0x7164), (128, 0x71128), (256, 0x71256), (512, 0x71512)] {
         let seed = Rng::seed_from_env(&format!("roce_tx W={width}"), seed);
         check(
             width,
@@ -79,7 +79,7 @@ fn random_frames_under_idle_and_backpressure() {
 /// descriptor rather than start a frame from a stale head.
 #[test]
 fn a_trickle_of_descriptors_empties_the_header_queue() {
-    for (width, seed) in [(64, 0x5A64), (512, 0x5A512)] {
+    for (width, seed) in [(64, 0x5A64), (128, 0x5A128), (256, 0x5A256), (512, 0x5A512)] {
         let seed = Rng::seed_from_env(&format!("roce_tx trickle W={width}"), seed);
         let frames = random_frames(seed, 300);
         let r = check(
@@ -110,31 +110,50 @@ fn a_trickle_of_descriptors_empties_the_header_queue() {
     }
 }
 
-/// Back to back, no idle, no backpressure: after the first frame (whose
-/// ICRC the pipeline waits for once) every frame's first beat follows the
-/// previous frame's last beat: cycles per frame = ceil(wire length / K).
+/// Back to back, no idle, no backpressure: every frame's first beat
+/// follows the previous frame's last beat (cycles per frame =
+/// ceil(wire length / K)), except for the start-up wait. The tail waits for
+/// a frame's ICRC on its last beat, and that wait is a cycle longer for some
+/// frames than for others (it depends on where the frame's and its ICRC
+/// stream's last bytes fall in their beats). So the lag the first frame
+/// leaves between the front and the tail can grow by one cycle, once, at a
+/// later frame with the longer wait, and never again: at most one cycle of
+/// bubble after frame 1 in the whole run, whatever its length.
 #[test]
 fn full_rate_has_no_bubbles() {
-    for (width, seed) in [(64, 1), (512, 2)] {
-        let frames = random_frames(seed, 600);
-        let r = check(width, &frames, Pace::default(), seed);
-        let k = width / 8;
-        let beats: Vec<u64> = frames.iter().map(|f| f.beats(k)).collect();
-        for i in 2..frames.len() {
-            assert_eq!(
-                r.first_beat_at[i] - r.first_beat_at[i - 1],
-                beats[i - 1],
-                "W={width}: gap before frame {i}"
+    for width in [64, 128, 256, 512] {
+        let mut late_runs = 0;
+        for seed in [1, 2, 3, 4] {
+            let frames = random_frames(seed, 600);
+            let r = check(width, &frames, Pace::default(), seed);
+            let k = width / 8;
+            let beats: Vec<u64> = frames.iter().map(|f| f.beats(k)).collect();
+            let mut late = Vec::new();
+            for i in 2..frames.len() {
+                let gap = r.first_beat_at[i] - r.first_beat_at[i - 1];
+                assert!(gap >= beats[i - 1], "W={width}: frame {i} overlaps");
+                if gap > beats[i - 1] {
+                    late.push((i, gap - beats[i - 1]));
+                }
+            }
+            let extra: u64 = late.iter().map(|&(_, n)| n).sum();
+            assert!(
+                extra <= 1,
+                "W={width} seed {seed}: bubbles after frame 1 (frame, cycles): {late:?}"
+            );
+            late_runs += extra;
+            let busy = r.cycles - r.first_beat_at[0];
+            let ideal: u64 = beats.iter().sum();
+            eprintln!(
+                "W={width} seed {seed}: {busy} cycles from the first beat for {ideal} ideal beats; later waits {late:?}"
+            );
+            assert!(
+                busy - ideal <= 16,
+                "W={width}: start-up wait {}",
+                busy - ideal
             );
         }
-        let busy = r.cycles - r.first_beat_at[0];
-        let ideal: u64 = beats.iter().sum();
-        eprintln!("W={width}: {busy} cycles from the first beat for {ideal} ideal beats");
-        assert!(
-            busy - ideal <= 16,
-            "W={width}: start-up wait {}",
-            busy - ideal
-        );
+        eprintln!("W={width}: {late_runs} of 4 runs grew their lag after frame 1");
     }
 }
 
@@ -143,7 +162,12 @@ fn full_rate_has_no_bubbles() {
 /// pulses, and every later frame is exact.
 #[test]
 fn wrong_payload_lengths_are_flagged_and_contained() {
-    for (width, seed) in [(64, 0xBAD64), (512, 0xBAD512)] {
+    for (width, seed) in [
+        (64, 0xBAD64),
+        (128, 0xBAD128),
+        (256, 0xBAD256),
+        (512, 0xBAD512),
+    ] {
         let mut rng = Rng::new(seed);
         let mut frames = random_frames(seed, 600);
         for f in frames.iter_mut() {
@@ -191,7 +215,7 @@ fn wrong_payload_lengths_are_flagged_and_contained() {
 #[test]
 fn long_output_stall_fills_the_block_and_loses_nothing() {
     let hold = 1000;
-    for (width, seed) in [(64, 0x4064), (512, 0x40512)] {
+    for (width, seed) in [(64, 0x4064), (128, 0x40128), (256, 0x40256), (512, 0x40512)] {
         let mut gen = FrameGen::new(seed);
         gen.ipv6_permille = 0;
         gen.vlan_permille = 0;
