@@ -290,6 +290,21 @@ fn emit(json: &std::path::Path, pcap: &std::path::Path, engine: Engine, width: u
     }
 }
 
+/// One `--width` serves both blocks (`bench datapath` runs both), so their
+/// model widths must be the same list.
+const _: () = {
+    let (rx, tx) = (roce_sim::rx::WIDTHS, roce_sim::tx::WIDTHS);
+    assert!(
+        rx.len() == tx.len(),
+        "roce_rx and roce_tx model widths differ"
+    );
+    let mut i = 0;
+    while i < rx.len() {
+        assert!(rx[i] == tx[i], "roce_rx and roce_tx model widths differ");
+        i += 1;
+    }
+};
+
 /// `--width`: a width with `roce_rx` and `roce_tx` models.
 fn parse_width(s: &str) -> Result<usize, String> {
     match s.parse::<usize>() {

@@ -14,9 +14,6 @@ use roce_wire::{
     Opcode, Psn, UdpRepr,
 };
 
-/// Widths with a `roce_rx` model.
-pub const WIDTHS: [usize; 4] = [64, 128, 256, 512];
-
 /// One descriptor as `m_hdr` presents it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Descriptor {
@@ -178,21 +175,24 @@ macro_rules! rx_dut {
         }
     };
 }
-rx_dut!(RoceRxW64);
-rx_dut!(RoceRxW128);
-rx_dut!(RoceRxW256);
-rx_dut!(RoceRxW512);
+/// The widths with a model, once: `WIDTHS` and `dut` from one list.
+macro_rules! rx_models {
+    ($($w:literal => $t:ident),* $(,)?) => {
+        $(rx_dut!($t);)*
 
-/// A `roce_rx` model of width `w` (one of [`WIDTHS`]).
-pub fn dut(width: usize) -> Box<dyn RxDut> {
-    match width {
-        64 => Box::new(RoceRxW64::new()),
-        128 => Box::new(RoceRxW128::new()),
-        256 => Box::new(RoceRxW256::new()),
-        512 => Box::new(RoceRxW512::new()),
-        w => panic!("no roce_rx model at width {w} (have {WIDTHS:?})"),
-    }
+        /// Widths with a `roce_rx` model.
+        pub const WIDTHS: [usize; [$($w),*].len()] = [$($w),*];
+
+        /// A `roce_rx` model of width `width` (one of [`WIDTHS`]).
+        pub fn dut(width: usize) -> Box<dyn RxDut> {
+            match width {
+                $($w => Box::new($t::new()),)*
+                w => panic!("no roce_rx model at width {w} (have {WIDTHS:?})"),
+            }
+        }
+    };
 }
+rx_models!(64 => RoceRxW64, 128 => RoceRxW128, 256 => RoceRxW256, 512 => RoceRxW512);
 
 /// Random idle and stall rates, per mille.
 #[derive(Copy, Clone, Debug, Default)]

@@ -10,9 +10,6 @@ use roce_wire::FrameRepr;
 #[doc(hidden)]
 pub use paste as __paste;
 
-/// Widths with a `roce_tx` model.
-pub const WIDTHS: [usize; 4] = [64, 128, 256, 512];
-
 /// A MAC address as the 48-bit port value.
 pub fn mac(m: [u8; 6]) -> u64 {
     m.iter().fold(0, |a, &b| a << 8 | b as u64)
@@ -182,21 +179,24 @@ macro_rules! tx_dut {
         }
     };
 }
-tx_dut!(RoceTxW64);
-tx_dut!(RoceTxW128);
-tx_dut!(RoceTxW256);
-tx_dut!(RoceTxW512);
+/// The widths with a model, once: `WIDTHS` and `dut` from one list.
+macro_rules! tx_models {
+    ($($w:literal => $t:ident),* $(,)?) => {
+        $(tx_dut!($t);)*
 
-/// A `roce_tx` model of width `width` (one of [`WIDTHS`]).
-pub fn dut(width: usize) -> Box<dyn TxDut> {
-    match width {
-        64 => Box::new(RoceTxW64::new()),
-        128 => Box::new(RoceTxW128::new()),
-        256 => Box::new(RoceTxW256::new()),
-        512 => Box::new(RoceTxW512::new()),
-        w => panic!("no roce_tx model at width {w} (have {WIDTHS:?})"),
-    }
+        /// Widths with a `roce_tx` model.
+        pub const WIDTHS: [usize; [$($w),*].len()] = [$($w),*];
+
+        /// A `roce_tx` model of width `width` (one of [`WIDTHS`]).
+        pub fn dut(width: usize) -> Box<dyn TxDut> {
+            match width {
+                $($w => Box::new($t::new()),)*
+                w => panic!("no roce_tx model at width {w} (have {WIDTHS:?})"),
+            }
+        }
+    };
 }
+tx_models!(64 => RoceTxW64, 128 => RoceTxW128, 256 => RoceTxW256, 512 => RoceTxW512);
 
 /// One frame to send: its headers, the payload packet the stream carries,
 /// and the payload length the descriptor announces (normally equal).

@@ -82,25 +82,11 @@ fn random(width: usize) {
 }
 
 #[test]
-fn random_frames_w64() {
-    random(64);
+fn random_frames_at_every_width() {
+    for width in WIDTHS {
+        random(width);
+    }
 }
-
-#[test]
-fn random_frames_w128() {
-    random(128);
-}
-
-#[test]
-fn random_frames_w256() {
-    random(256);
-}
-
-#[test]
-fn random_frames_w512() {
-    random(512);
-}
-
 /// The reference frames: expected verdicts, reasons and fields from the JSON.
 fn vectors(width: usize) {
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(JSON).unwrap()).unwrap();
@@ -136,25 +122,11 @@ fn vectors(width: usize) {
 }
 
 #[test]
-fn reference_vectors_w64() {
-    vectors(64);
+fn reference_vectors() {
+    for width in WIDTHS {
+        vectors(width);
+    }
 }
-
-#[test]
-fn reference_vectors_w128() {
-    vectors(128);
-}
-
-#[test]
-fn reference_vectors_w256() {
-    vectors(256);
-}
-
-#[test]
-fn reference_vectors_w512() {
-    vectors(512);
-}
-
 /// Random bit flips anywhere in a frame, each followed by a good frame.
 fn flips(width: usize) {
     let seed = Rng::seed_from_env("roce_rx::flips", 0xF11 + width as u64);
@@ -193,25 +165,11 @@ fn flips(width: usize) {
 }
 
 #[test]
-fn bit_flips_w64() {
-    flips(64);
+fn bit_flips() {
+    for width in WIDTHS {
+        flips(width);
+    }
 }
-
-#[test]
-fn bit_flips_w128() {
-    flips(128);
-}
-
-#[test]
-fn bit_flips_w256() {
-    flips(256);
-}
-
-#[test]
-fn bit_flips_w512() {
-    flips(512);
-}
-
 /// IPv4 headers with options (IHL 6 to 15), which the checksum must cover
 /// word for word: the checksum right (the model says ip-options), a bit
 /// flipped in the header's last word (bad-ip-checksum), or one flipped in
@@ -266,25 +224,11 @@ fn options(width: usize) {
 }
 
 #[test]
-fn ipv4_options_w64() {
-    options(64);
+fn ipv4_options() {
+    for width in WIDTHS {
+        options(width);
+    }
 }
-
-#[test]
-fn ipv4_options_w128() {
-    options(128);
-}
-
-#[test]
-fn ipv4_options_w256() {
-    options(256);
-}
-
-#[test]
-fn ipv4_options_w512() {
-    options(512);
-}
-
 /// L4 parts that end inside the opcode's extension headers (or exactly at
 /// their end), with the IP and UDP lengths, the IPv4 checksum and the ICRC
 /// made to agree with the cut, so that the first check to fail is the
@@ -336,25 +280,11 @@ fn short_ext(width: usize) {
 }
 
 #[test]
-fn short_extension_headers_w64() {
-    short_ext(64);
+fn short_extension_headers() {
+    for width in WIDTHS {
+        short_ext(width);
+    }
 }
-
-#[test]
-fn short_extension_headers_w128() {
-    short_ext(128);
-}
-
-#[test]
-fn short_extension_headers_w256() {
-    short_ext(256);
-}
-
-#[test]
-fn short_extension_headers_w512() {
-    short_ext(512);
-}
-
 /// Back-to-back frames of every size, no idle and no stall: the parser
 /// never deasserts `s_axis.tready`.
 #[test]
@@ -379,7 +309,8 @@ fn full_rate_without_stalls() {
 fn long_descriptor_stall_fills_the_block_and_loses_nothing() {
     let hold = 1000;
     let mut frames_held = Vec::new();
-    for (width, seed) in [(64, 0x4164), (128, 0x41128), (256, 0x41256), (512, 0x41512)] {
+    for width in WIDTHS {
+        let seed = 0x4100 + width as u64;
         let mut frames = roce_sim::rx::sized_frames(64, 300, seed);
         frames.extend(random_frames(seed, 300));
         let pace = Pace {

@@ -7,7 +7,7 @@
 
 use roce_sim::rng::Rng;
 use roce_sim::traffic::FrameGen;
-use roce_sim::tx::{dut, run, Pace, TxFrame, TxRun};
+use roce_sim::tx::{dut, run, Pace, TxFrame, TxRun, WIDTHS};
 use roce_wire::opcode::TABLE;
 
 fn random_frames(seed: u64, n: usize) -> Vec<TxFrame> {
@@ -58,8 +58,8 @@ fn check(width: usize, frames: &[TxFrame], pace: Pace, seed: u64) -> TxRun {
 
 #[test]
 fn random_frames_under_idle_and_backpressure() {
-    for (width, seed) in [(64, 0x7164), (128, 0x71128), (256, 0x71256), (512, 0x71512)] {
-        let seed = Rng::seed_from_env(&format!("roce_tx W={width}"), seed);
+    for width in WIDTHS {
+        let seed = Rng::seed_from_env(&format!("roce_tx W={width}"), 0x7100 + width as u64);
         check(
             width,
             &random_frames(seed, 2000),
@@ -79,8 +79,8 @@ fn random_frames_under_idle_and_backpressure() {
 /// descriptor rather than start a frame from a stale head.
 #[test]
 fn a_trickle_of_descriptors_empties_the_header_queue() {
-    for (width, seed) in [(64, 0x5A64), (128, 0x5A128), (256, 0x5A256), (512, 0x5A512)] {
-        let seed = Rng::seed_from_env(&format!("roce_tx trickle W={width}"), seed);
+    for width in WIDTHS {
+        let seed = Rng::seed_from_env(&format!("roce_tx trickle W={width}"), 0x5A00 + width as u64);
         let frames = random_frames(seed, 300);
         let r = check(
             width,
@@ -121,7 +121,7 @@ fn a_trickle_of_descriptors_empties_the_header_queue() {
 /// bubble after frame 1 in the whole run, whatever its length.
 #[test]
 fn full_rate_has_no_bubbles() {
-    for width in [64, 128, 256, 512] {
+    for width in WIDTHS {
         let mut late_runs = 0;
         for seed in [1, 2, 3, 4] {
             let frames = random_frames(seed, 600);
@@ -162,12 +162,8 @@ fn full_rate_has_no_bubbles() {
 /// pulses, and every later frame is exact.
 #[test]
 fn wrong_payload_lengths_are_flagged_and_contained() {
-    for (width, seed) in [
-        (64, 0xBAD64),
-        (128, 0xBAD128),
-        (256, 0xBAD256),
-        (512, 0xBAD512),
-    ] {
+    for width in WIDTHS {
+        let seed = 0xBAD00 + width as u64;
         let mut rng = Rng::new(seed);
         let mut frames = random_frames(seed, 600);
         for f in frames.iter_mut() {
@@ -215,7 +211,8 @@ fn wrong_payload_lengths_are_flagged_and_contained() {
 #[test]
 fn long_output_stall_fills_the_block_and_loses_nothing() {
     let hold = 1000;
-    for (width, seed) in [(64, 0x4064), (128, 0x40128), (256, 0x40256), (512, 0x40512)] {
+    for width in WIDTHS {
+        let seed = 0x4000 + width as u64;
         let mut gen = FrameGen::new(seed);
         gen.ipv6_permille = 0;
         gen.vlan_permille = 0;
