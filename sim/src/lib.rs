@@ -15,6 +15,26 @@
 //!   CSR block, and the host's side of the command mailbox.
 //! - [`capture`]: streaming pcap/pcapng input and the `roce-sim parse` pipeline.
 
+/// A block's Verilator models by width, listed once: `$dut!` implements
+/// the block's trait for each model, and the list gives `WIDTHS` and
+/// `dut(width)` (used by `rx` and `tx`).
+macro_rules! models_by_width {
+    ($block:literal, $tr:ident, $dut:ident: $($w:literal => $t:ident),* $(,)?) => {
+        $($dut!($t);)*
+
+        /// Widths with a model of this block.
+        pub const WIDTHS: [usize; [$($w),*].len()] = [$($w),*];
+
+        /// The model of width `width` (one of [`WIDTHS`]).
+        pub fn dut(width: usize) -> Box<dyn $tr> {
+            match width {
+                $($w => Box::new($t::new()),)*
+                w => panic!("no {} model at width {w} (have {WIDTHS:?})", $block),
+            }
+        }
+    };
+}
+
 pub mod axil;
 pub mod axis;
 pub mod bfm;

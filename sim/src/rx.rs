@@ -175,24 +175,7 @@ macro_rules! rx_dut {
         }
     };
 }
-/// The widths with a model, once: `WIDTHS` and `dut` from one list.
-macro_rules! rx_models {
-    ($($w:literal => $t:ident),* $(,)?) => {
-        $(rx_dut!($t);)*
-
-        /// Widths with a `roce_rx` model.
-        pub const WIDTHS: [usize; [$($w),*].len()] = [$($w),*];
-
-        /// A `roce_rx` model of width `width` (one of [`WIDTHS`]).
-        pub fn dut(width: usize) -> Box<dyn RxDut> {
-            match width {
-                $($w => Box::new($t::new()),)*
-                w => panic!("no roce_rx model at width {w} (have {WIDTHS:?})"),
-            }
-        }
-    };
-}
-rx_models!(64 => RoceRxW64, 128 => RoceRxW128, 256 => RoceRxW256, 512 => RoceRxW512);
+models_by_width!("roce_rx", RxDut, rx_dut: 64 => RoceRxW64, 128 => RoceRxW128, 256 => RoceRxW256, 512 => RoceRxW512);
 
 /// Random idle and stall rates, per mille.
 #[derive(Copy, Clone, Debug, Default)]

@@ -179,24 +179,7 @@ macro_rules! tx_dut {
         }
     };
 }
-/// The widths with a model, once: `WIDTHS` and `dut` from one list.
-macro_rules! tx_models {
-    ($($w:literal => $t:ident),* $(,)?) => {
-        $(tx_dut!($t);)*
-
-        /// Widths with a `roce_tx` model.
-        pub const WIDTHS: [usize; [$($w),*].len()] = [$($w),*];
-
-        /// A `roce_tx` model of width `width` (one of [`WIDTHS`]).
-        pub fn dut(width: usize) -> Box<dyn TxDut> {
-            match width {
-                $($w => Box::new($t::new()),)*
-                w => panic!("no roce_tx model at width {w} (have {WIDTHS:?})"),
-            }
-        }
-    };
-}
-tx_models!(64 => RoceTxW64, 128 => RoceTxW128, 256 => RoceTxW256, 512 => RoceTxW512);
+models_by_width!("roce_tx", TxDut, tx_dut: 64 => RoceTxW64, 128 => RoceTxW128, 256 => RoceTxW256, 512 => RoceTxW512);
 
 /// One frame to send: its headers, the payload packet the stream carries,
 /// and the payload length the descriptor announces (normally equal).
