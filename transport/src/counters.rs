@@ -99,8 +99,9 @@ counters! {
     /// Go-back-N started because an ACK passed a READ or atomic whose
     /// response was lost.
     RetryImplied = "retry-implied",
-    /// PSN sequence NAKs ignored because a go-back-N from that PSN already ran.
-    SeqNakIgnored = "seq-nak-ignored",
+    /// A NAK-driven or implied go-back-N not started because one already
+    /// ran without progress since (duplicate NAKs, duplicate ACKs).
+    RetryIgnored = "retry-ignored",
     /// RNR NAKs received.
     RnrNakReceived = "rnr-nak-received",
     /// Retries after an RNR wait.

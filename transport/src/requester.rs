@@ -303,7 +303,7 @@ impl Qp {
     /// progress, counted against retry_cnt.
     fn retry_after_nak(&mut self, now: u64, why: Counter) {
         if self.req.retry_started {
-            self.counters.inc(Counter::SeqNakIgnored);
+            self.counters.inc(Counter::RetryIgnored);
             return;
         }
         if self.req.retry_left == 0 {
