@@ -1848,7 +1848,9 @@ impl<const W: usize, const K: usize, const A: usize> Logic for RoceRx<W, K, A> {
         self.v6_3.d.next = self.v6_2.q.val();
         self.v4_3.d.next = self.v4_2.q.val();
         self.ipb0_3.d.next = self.ipb0_2.q.val();
-        self.tot_lt3.d.next = bit_cast::<18, 16>(self.tot2.q.val()) < self.c_iph4.val();
+        // IPv4 only: for IPv6 these bytes are the flow label's low half.
+        self.tot_lt3.d.next =
+            self.v4_2.q.val() & (bit_cast::<18, 16>(self.tot2.q.val()) < self.c_iph4.val());
         self.frag_bad3.d.next = (self.frag2.q.val() & self.c_frag_mask.val()).any();
         self.proto_bad3.d.next = self.proto2.q.val() != self.c_udp_proto.val();
         self.nhext3.d.next = self.nh_rom.data.val();

@@ -37,6 +37,24 @@ impl Rng {
         self.below(1000) < permille as u64
     }
 
+    /// A `bits`-bit value (1 to 64 bits) drawn to favour a field's edges:
+    /// 0, 1, all ones and a single set bit an eighth each, `typical` (what
+    /// real stacks send, e.g. rxe's IPv6 flow label 0 or TTL 64) a quarter,
+    /// uniform the last quarter. Uniform values alone almost never give the
+    /// all-zero field a real peer sends every time (DESIGN §5).
+    pub fn edge(&mut self, bits: u32, typical: u64) -> u64 {
+        assert!((1..=64).contains(&bits));
+        let ones = u64::MAX >> (64 - bits);
+        match self.below(8) {
+            0 => 0,
+            1 => 1,
+            2 => ones,
+            3 => 1 << self.below(bits as u64),
+            4 | 5 => typical & ones,
+            _ => self.next_u64() & ones,
+        }
+    }
+
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| self.next_u64() as u8).collect()
     }
@@ -74,6 +92,21 @@ mod tests {
             assert!((3..=9).contains(&r));
             b.range(3, 9);
         }
+        let mut e = Rng::new(3);
+        let draws: Vec<u64> = (0..8000).map(|_| e.edge(20, 0x12345)).collect();
+        assert!(draws.iter().all(|&v| v < 1 << 20));
+        let count = |want: u64| draws.iter().filter(|&&v| v == want).count();
+        // 0 is drawn as itself (1/8) and as the single-bit edge never.
+        assert!((800..1200).contains(&count(0)), "{}", count(0));
+        assert!(
+            (800..1200).contains(&count(0xF_FFFF)),
+            "{}",
+            count(0xF_FFFF)
+        );
+        assert!((1700..2300).contains(&count(0x12345)), "{}", count(0x12345));
+        let single = draws.iter().filter(|v| v.count_ones() == 1).count();
+        // 1 itself (1/8) plus the single-bit eighth.
+        assert!((1700..2300).contains(&single), "{single}");
         let mut c = Rng::new(2);
         let hits = (0..10_000).filter(|_| c.chance(250)).count();
         assert!((2200..2800).contains(&hits), "{hits}");

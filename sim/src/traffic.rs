@@ -15,6 +15,12 @@ use roce_wire::{
 /// Payload lengths a test should hit: small, around every PMTU, jumbo.
 pub const EDGE_LENGTHS: [usize; 5] = [256, 512, 1024, 2048, 4096];
 
+/// Typical values of fields where real stacks send no constant: a small
+/// QPN, a key and a user-space address as perftest's would look.
+const TYPICAL_QPN: u64 = 0x11;
+const TYPICAL_KEY: u64 = 0x1234;
+const TYPICAL_VA: u64 = 0x5555_5555_8000;
+
 /// A seeded generator of valid frames.
 pub struct FrameGen {
     rng: Rng,
@@ -57,52 +63,58 @@ impl FrameGen {
         len.min(self.max_payload)
     }
 
-    /// A PSN: a quarter within 8 of the wrap, else anywhere.
+    /// A PSN: a quarter within 8 of the wrap, else edge-favouring.
     pub fn psn(&mut self) -> Psn {
         if self.rng.chance(250) {
             Psn::new(0xFF_FFF8u32.wrapping_add(self.rng.below(16) as u32))
         } else {
-            Psn::new(self.rng.next_u32())
+            Psn::new(self.rng.edge(24, 0) as u32)
         }
     }
 
-    fn ext(&mut self, headers: &[ExtKind]) -> ExtHeaders {
+    /// Field draws favour edges (`Rng::edge`: 0, 1, all ones, single bits)
+    /// and the values Linux rxe sends (DESIGN §5, §9), in every header.
+    fn ext(&mut self, headers: &[ExtKind], payload_len: usize) -> ExtHeaders {
         let r = &mut self.rng;
         let mut e = ExtHeaders::default();
         for &k in headers {
             match k {
                 ExtKind::Reth => {
                     e.reth = Some(RethRepr {
-                        va: r.next_u64(),
-                        rkey: r.next_u32(),
-                        dma_len: r.next_u32(),
+                        va: r.edge(64, TYPICAL_VA),
+                        rkey: r.edge(32, TYPICAL_KEY) as u32,
+                        dma_len: r.edge(32, payload_len as u64) as u32,
                     })
                 }
                 ExtKind::Aeth => {
                     e.aeth = Some(AethRepr {
-                        syndrome: Syndrome::from_byte(r.next_u32() as u8 & 0x7F),
-                        msn: r.next_u32() & 0xFF_FFFF,
+                        // Bit 7 is reserved: 7 bits; rxe's ACKs carry 0x1f.
+                        syndrome: Syndrome::from_byte(
+                            r.edge(7, Syndrome::ACK_NO_CREDITS.to_byte() as u64) as u8,
+                        ),
+                        msn: r.edge(24, 1) as u32,
                     })
                 }
-                ExtKind::ImmDt => e.immdt = Some(r.next_u32()),
-                ExtKind::Ieth => e.ieth = Some(r.next_u32()),
+                ExtKind::ImmDt => e.immdt = Some(r.edge(32, 0) as u32),
+                ExtKind::Ieth => e.ieth = Some(r.edge(32, TYPICAL_KEY) as u32),
                 ExtKind::AtomicEth => {
                     e.atomic_eth = Some(AtomicEthRepr {
-                        va: r.next_u64() & !7,
-                        rkey: r.next_u32(),
-                        swap_add: r.next_u64(),
-                        compare: r.next_u64(),
+                        va: r.edge(64, TYPICAL_VA) & !7,
+                        rkey: r.edge(32, TYPICAL_KEY) as u32,
+                        swap_add: r.edge(64, 1),
+                        compare: r.edge(64, 0),
                     })
                 }
                 ExtKind::AtomicAckEth => {
                     e.atomic_ack_eth = Some(AtomicAckEthRepr {
-                        orig_remote_data: r.next_u64(),
+                        orig_remote_data: r.edge(64, 0),
                     })
                 }
                 ExtKind::Deth => {
                     e.deth = Some(DethRepr {
-                        qkey: r.next_u32(),
-                        src_qp: r.next_u32() & 0xFF_FFFF,
+                        // ibv_ud_pingpong's Q_Key.
+                        qkey: r.edge(32, 0x1111_1111) as u32,
+                        src_qp: r.edge(24, TYPICAL_QPN) as u32,
                     })
                 }
                 ExtKind::Cnp => {}
@@ -114,14 +126,23 @@ impl FrameGen {
     fn ip(&mut self) -> IpRepr {
         let r = &mut self.rng;
         if r.chance(self.ipv6_permille) {
-            let mut src = [0u8; 16];
-            let mut dst = [0u8; 16];
-            src.copy_from_slice(&r.bytes(16));
-            dst.copy_from_slice(&r.bytes(16));
+            let mut addr = || {
+                // An IPv4-mapped GID (what rxe uses over IPv4 GIDs), a
+                // link-local one, all zeros, all ones, or anything.
+                let v: u128 = match r.below(5) {
+                    0 => 0xFFFF_0A00_0000 | r.edge(8, 1) as u128,
+                    1 => 0xFE80u128 << 112 | r.next_u64() as u128,
+                    2 => 0,
+                    3 => u128::MAX,
+                    _ => (r.next_u64() as u128) << 64 | r.next_u64() as u128,
+                };
+                v.to_be_bytes()
+            };
+            let (src, dst) = (addr(), addr());
             IpRepr::V6(Ipv6Repr {
-                traffic_class: r.next_u32() as u8,
-                flow_label: r.next_u32() & 0xF_FFFF,
-                hop_limit: r.next_u32() as u8,
+                traffic_class: r.edge(8, 0) as u8,
+                flow_label: r.edge(20, 0) as u32,
+                hop_limit: r.edge(8, 64) as u8,
                 next_header: 17,
                 src,
                 dst,
@@ -129,13 +150,14 @@ impl FrameGen {
             })
         } else {
             IpRepr::V4(Ipv4Repr {
-                tos: r.next_u32() as u8,
-                ident: r.next_u32() as u16,
-                dont_frag: r.chance(500),
-                ttl: r.next_u32() as u8,
+                tos: r.edge(8, 0) as u8,
+                ident: r.edge(16, 0) as u16,
+                // rxe sets DF.
+                dont_frag: r.chance(750),
+                ttl: r.edge(8, 64) as u8,
                 protocol: 17,
-                src: r.next_u32().to_be_bytes(),
-                dst: r.next_u32().to_be_bytes(),
+                src: (r.edge(32, 0x0A00_0001) as u32).to_be_bytes(),
+                dst: (r.edge(32, 0x0A00_0002) as u32).to_be_bytes(),
                 payload_len: 0,
             })
         }
@@ -151,18 +173,20 @@ impl FrameGen {
         };
         let payload = self.rng.bytes(payload_len);
         let ip = self.ip();
-        let ext = self.ext(info.headers);
+        let ext = self.ext(info.headers, payload_len);
         let psn = self.psn();
         let r = &mut self.rng;
+        // QEMU's MAC prefix is the typical one.
         let mut mac = || {
-            let mut m = [0u8; 6];
-            m.copy_from_slice(&r.bytes(6));
-            m
+            r.edge(48, 0x5254_0012_3456).to_be_bytes()[2..]
+                .try_into()
+                .unwrap()
         };
-        let (dst, src) = (mac(), mac());
+        let (dst, src): ([u8; 6], [u8; 6]) = (mac(), mac());
+        let rxe_port = roce_wire::udp::roce_src_port(r.next_u32());
         let vlan = r
             .chance(self.vlan_permille)
-            .then(|| VlanTag::from_tci(r.next_u32() as u16));
+            .then(|| VlanTag::from_tci(r.edge(16, 0x0064) as u16));
         let mut repr = FrameRepr {
             eth: EthernetRepr {
                 dst,
@@ -172,8 +196,10 @@ impl FrameGen {
             },
             ip,
             udp: UdpRepr {
-                src_port: roce_wire::udp::roce_src_port(r.next_u32()),
+                src_port: r.edge(16, rxe_port as u64) as u16,
                 dst_port: roce_wire::udp::ROCE_V2_PORT,
+                // Sent 0 (roce_tx has no other value); receivers ignore it,
+                // and the RX benches vary it on the wire.
                 checksum: 0,
                 payload_len: 0,
             },
@@ -183,10 +209,10 @@ impl FrameGen {
                 mig_req: r.chance(100),
                 pad_count: 0,
                 tver: 0,
-                pkey: r.next_u32() as u16,
+                pkey: r.edge(16, 0xFFFF) as u16,
                 fecn: r.chance(100),
                 becn: info.kind == roce_wire::OpKind::Cnp || r.chance(100),
-                dest_qp: r.next_u32() & 0xFF_FFFF,
+                dest_qp: r.edge(24, TYPICAL_QPN) as u32,
                 ack_req: r.chance(500),
                 psn,
             },
@@ -213,6 +239,8 @@ mod tests {
     fn frames_are_valid_and_varied() {
         let mut g = FrameGen::new(7);
         let (mut v6, mut tagged, mut edge, mut wrap) = (0, 0, 0, 0);
+        // The values rxe sends, and all-ones, must come up often.
+        let (mut v6_zero, mut v6_ones, mut v4_rxe, mut syn_1f) = (0, 0, 0, 0);
         for i in 0..2000 {
             let (repr, payload) = g.frame_with_opcode(i % TABLE.len());
             let bytes = repr.to_bytes(&payload).unwrap();
@@ -223,7 +251,19 @@ mod tests {
             tagged += repr.eth.vlan.is_some() as u32;
             edge += EDGE_LENGTHS.iter().any(|&e| payload.len().abs_diff(e) <= 4) as u32;
             wrap += (repr.bth.psn.value() >= 0xFF_FFF8 || repr.bth.psn.value() < 8) as u32;
+            match repr.ip {
+                IpRepr::V6(ip) => {
+                    v6_zero += (ip.traffic_class == 0 && ip.flow_label == 0) as u32;
+                    v6_ones += (ip.flow_label == 0xF_FFFF) as u32;
+                }
+                IpRepr::V4(ip) => v4_rxe += (ip.tos == 0 && ip.ttl == 64) as u32,
+            }
+            syn_1f += repr.ext.aeth.is_some_and(|a| a.syndrome.to_byte() == 0x1f) as u32;
         }
+        assert!(
+            v6_zero > 100 && v6_ones > 80 && v4_rxe > 80 && syn_1f > 20,
+            "{v6_zero} {v6_ones} {v4_rxe} {syn_1f}"
+        );
         assert!(
             v6 > 800 && tagged > 300 && edge > 200 && wrap > 200,
             "{v6} {tagged} {edge} {wrap}"
