@@ -40,6 +40,7 @@ pub mod axis;
 pub mod bfm;
 pub mod capture;
 pub mod descriptors;
+pub mod fuzz;
 pub mod fw;
 pub mod model;
 pub mod mr_model;

@@ -287,6 +287,80 @@ pub fn run(dut: &mut dyn RxDut, frames: &[Vec<u8>], pace: Pace, seed: u64) -> Ru
     r
 }
 
+/// Compares a run with `roce_wire::Frame::parse`, frame by frame: the
+/// DESIGN §7 line of every descriptor, every accepted payload, the stream
+/// rules on `m_axis`, and the counters against the model's tallies. Returns
+/// the model's counts (drops in `DropReason::ALL` order, then accepts), or
+/// the first disagreement as `(frame index, message)`.
+pub fn compare(frames: &[Vec<u8>], r: &RunResult) -> Result<[u64; 10], (Option<usize>, String)> {
+    use roce_wire::json::Line;
+    if let Some(v) = r.violations.first() {
+        return Err((None, format!("m_axis stream rule: {v}")));
+    }
+    if r.descriptors.len() != frames.len() {
+        return Err((
+            None,
+            format!(
+                "{} descriptors for {} frames",
+                r.descriptors.len(),
+                frames.len()
+            ),
+        ));
+    }
+    let mut counts = [0u64; 10];
+    let mut payloads = r.payloads.iter();
+    for (i, (f, d)) in frames.iter().zip(&r.descriptors).enumerate() {
+        let model = roce_wire::Frame::parse(f);
+        let line = |verdict| {
+            Line {
+                frame: i as u64 + 1,
+                verdict,
+            }
+            .to_string()
+        };
+        let want = line(model.as_ref().map(|m| &m.repr).map_err(|e| *e));
+        let got = line(d.line_verdict());
+        if got != want {
+            return Err((Some(i), format!("hardware {got}\n   model {want}")));
+        }
+        match &model {
+            Ok(m) => {
+                counts[9] += 1;
+                if !m.payload.is_empty() {
+                    match payloads.next() {
+                        Some(p) if &p[..] == m.payload => {}
+                        Some(p) => {
+                            return Err((
+                                Some(i),
+                                format!(
+                                    "payload differs ({} bytes, model {})",
+                                    p.len(),
+                                    m.payload.len()
+                                ),
+                            ))
+                        }
+                        None => return Err((Some(i), "payload missing".into())),
+                    }
+                }
+            }
+            Err(e) => counts[e.index()] += 1,
+        }
+    }
+    if payloads.next().is_some() {
+        return Err((None, "a payload of no frame".into()));
+    }
+    if r.counters != counts {
+        return Err((
+            None,
+            format!(
+                "counters {:?}, model {counts:?} (DropReason::ALL order, then accepts)",
+                r.counters
+            ),
+        ));
+    }
+    Ok(counts)
+}
+
 /// `n` valid frames of exactly `len` bytes (RC SEND ONLY, IPv4, no tag;
 /// Ethernet padding after the datagram where the pad rule needs it).
 pub fn sized_frames(len: usize, n: usize, seed: u64) -> Vec<Vec<u8>> {
