@@ -566,7 +566,11 @@ impl Qp {
         let len = sg_len(&wr.sgl);
         let ok_op = match self.attr.qp_type {
             QpType::Rc => true,
-            QpType::Uc => matches!(wr.op.kind(), OpKind::Send | OpKind::Write),
+            // UC has no SEND with invalidate, READ or atomics.
+            QpType::Uc => matches!(
+                wr.op,
+                WrOp::Send | WrOp::SendImm(_) | WrOp::Write(_) | WrOp::WriteImm(..)
+            ),
             QpType::Ud => {
                 matches!(wr.op, WrOp::Send | WrOp::SendImm(_))
                     && wr.ud.is_some()
