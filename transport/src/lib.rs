@@ -30,6 +30,10 @@
 //!   the `roce_wire::mr` rules, physical reads and writes); [`HostMemory`]
 //!   is an MR table, page table and flat physical memory.
 //! - [`Counters`] count every drop, NAK, retry and CNP by [`Counter`] reason.
+//! - [`Endpoint`] is a software NIC for simulations: several QPs and one
+//!   memory behind `receive_frame(now, bytes)` / `poll_transmit_frame(now)`
+//!   (parser drops counted per `DropReason`, unknown QPNs counted, CE taken
+//!   from the IP ECN field, one [`Path`] of Ethernet/IP headers per QP).
 //!
 //! Two endpoints: make two QPs whose `dest_qpn` names each other and whose
 //! `sq_psn`/`rq_psn` agree, each with its own memory; loop: drain
@@ -110,6 +114,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod counters;
+pub mod endpoint;
 pub mod memory;
 pub mod packet;
 pub mod qp;
@@ -120,6 +125,7 @@ mod responder;
 mod tests;
 
 pub use counters::{Counter, Counters};
+pub use endpoint::{Endpoint, FrameDrop, Path};
 pub use memory::{sg_len, HostMemory, Memory, Sge};
 pub use packet::Packet;
 pub use qp::{

@@ -1349,3 +1349,92 @@ fn packets_become_wire_frames_and_back() {
         assert_eq!(Packet::from_frame(&f), pk);
     }
 }
+
+#[test]
+fn endpoints_exchange_frames() {
+    use crate::endpoint::{ce, Endpoint, FrameDrop, Path};
+    use roce_wire::{DropReason, EthernetRepr, IpRepr, Ipv6Repr};
+    let path = |src: u8, dst: u8, tc: u8| Path {
+        eth: EthernetRepr {
+            dst: [2, 0, 0, 0, 0, dst],
+            src: [2, 0, 0, 0, 0, src],
+            vlan: None,
+            ethertype: 0,
+        },
+        ip: IpRepr::V6(Ipv6Repr {
+            traffic_class: tc,
+            flow_label: 0,
+            hop_limit: 64,
+            next_header: 17,
+            src: [src; 16],
+            dst: [dst; 16],
+            payload_len: 0,
+        }),
+    };
+    let (a, b) = attrs(QpType::Rc);
+    let mut ea = Endpoint::new(HostMemory::new(16, 256));
+    let mut eb = Endpoint::new(HostMemory::new(16, 256));
+    ea.add_qp(Qp::connected(a, Config::default()), path(1, 2, 0));
+    // B's frames carry ECN CE: A answers with a CNP.
+    eb.add_qp(Qp::connected(b, Config::default()), path(2, 1, 3));
+    let (rk, rva) = eb.mem.alloc(PD, Access::ALL, 600);
+    let (lk, lva) = ea.mem.alloc(PD, Access::ALL, 600);
+    ea.mem.poke(lk, lva, &data(600, 8));
+    let sgl = vec![Sge {
+        addr: lva,
+        len: 600,
+        lkey: lk,
+    }];
+    ea.qp_mut(A)
+        .unwrap()
+        .post_send(SendWr::new(
+            1,
+            WrOp::Write(Remote { va: rva, rkey: rk }),
+            sgl,
+        ))
+        .unwrap();
+    let mut frames = 0;
+    for now in 0..10 {
+        while let Some(f) = ea.poll_transmit_frame(now) {
+            frames += 1;
+            eb.receive_frame(now, &f).unwrap();
+        }
+        while let Some(f) = eb.poll_transmit_frame(now) {
+            frames += 1;
+            let fr = roce_wire::Frame::parse(&f).unwrap();
+            assert!(ce(&fr.repr.ip));
+            assert_eq!(fr.repr.udp.src_port & 0xC000, 0xC000);
+            ea.receive_frame(now, &f).unwrap();
+        }
+    }
+    assert_eq!(frames, 5, "3 WRITE packets, 1 ACK, 1 CNP");
+    assert_eq!(
+        ea.qp_mut(A).unwrap().poll_cq().unwrap().status,
+        WcStatus::Success
+    );
+    assert_eq!(eb.mem.peek(rk, rva, 600), data(600, 8));
+    assert_eq!(ea.qp(A).unwrap().counters().get(Counter::CnpSent), 1);
+    assert_eq!(eb.qp(B).unwrap().counters().get(Counter::CnpReceived), 1);
+    // Bad frames and unknown QPs are counted.
+    let mut f = ea.poll_transmit_frame(10);
+    assert!(f.is_none());
+    ea.qp_mut(A)
+        .unwrap()
+        .post_send(SendWr::new(2, WrOp::Send, vec![]))
+        .unwrap();
+    f = ea.poll_transmit_frame(11);
+    let mut bad = f.clone().unwrap();
+    let n = bad.len();
+    bad[n - 1] ^= 1;
+    assert_eq!(
+        eb.receive_frame(11, &bad),
+        Err(FrameDrop::Frame(DropReason::BadIcrc))
+    );
+    assert_eq!(eb.frame_drops(DropReason::BadIcrc), 1);
+    let mut other = Endpoint::new(HostMemory::new(16, 16));
+    assert_eq!(
+        other.receive_frame(11, &f.unwrap()),
+        Err(FrameDrop::UnknownQp)
+    );
+    assert_eq!(other.unknown_qp_drops(), 1);
+}
