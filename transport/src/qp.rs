@@ -372,7 +372,8 @@ pub(crate) struct Requester {
     pub next_psn: Psn,
     /// Oldest PSN not yet acknowledged.
     pub comp_psn: Psn,
-    /// One past the highest request PSN ever transmitted.
+    /// One past the highest PSN a transmitted request covers (a READ: its
+    /// last response PSN); no response may name a PSN at or beyond it.
     pub sent_high: Psn,
     /// Send queue index of the WQE being transmitted.
     pub send_idx: usize,

@@ -62,6 +62,7 @@ impl Qp {
         }
         let w = &self.req.sq[idx];
         let first = w.first_psn.expect("assigned");
+        let npkts = w.npkts;
         let k = self.req.send_pkt;
         let psn = first.add(k);
         if rc && k > 0 && psn.forward_from(self.req.comp_psn) >= self.cfg.window {
@@ -163,9 +164,14 @@ impl Qp {
             }
             _ => self.attr.dest_qpn,
         };
+        // AckReq on a message's last packet, on every N-th packet, and on
+        // the packet that fills the window (else a message longer than the
+        // window would wait for an ACK nobody asked for).
         let every = self.cfg.ack_req_every;
-        let ack_req =
-            rc && (info.flags() & flags::NEEDS_ACK != 0 || (every > 0 && (k + 1) % every == 0));
+        let ack_req = rc
+            && (info.flags() & flags::NEEDS_ACK != 0
+                || (every > 0 && (k + 1) % every == 0)
+                || psn.forward_from(self.req.comp_psn) + 1 >= self.cfg.window);
         let mut bth = packet::bth(op, self.attr.pkey, dest, ack_req, psn);
         bth.solicited = last && w.wr.solicited;
         let pkt = packet::packet(bth, ext, payload);
@@ -178,11 +184,20 @@ impl Qp {
         } else {
             self.req.send_pkt += 1;
         }
+        // `sent_high`: one past the last PSN a sent request covers (a READ
+        // request covers its response PSNs); responses beyond it are bogus.
         if psn.is_before(self.req.sent_high) {
             self.counters.inc(Counter::RequestRetransmitted);
         } else {
             self.counters.inc(Counter::RequestSent);
-            self.req.sent_high = psn.next();
+        }
+        let covered = if rd_atomic {
+            first.add(npkts)
+        } else {
+            psn.next()
+        };
+        if covered.is_after(self.req.sent_high) {
+            self.req.sent_high = covered;
         }
         if rc {
             if self.req.ack_deadline.is_none() {
@@ -330,7 +345,7 @@ impl Qp {
             return;
         }
         let p = pkt.bth.psn;
-        if !p.is_before(self.req.next_psn) {
+        if !p.is_before(self.req.sent_high) {
             self.counters.inc(Counter::DropUnexpectedResponse);
             return;
         }

@@ -1438,3 +1438,130 @@ fn endpoints_exchange_frames() {
     );
     assert_eq!(other.unknown_qp_drops(), 1);
 }
+
+#[test]
+fn window_forces_ack_req_and_bounds_outstanding() {
+    let (a, b) = attrs(QpType::Rc);
+    let cfg = Config {
+        ack_req_every: 0,
+        window: 4,
+        ..Config::default()
+    };
+    let mut p = Pair {
+        a: Side {
+            qp: Qp::connected(a, cfg),
+            mem: HostMemory::new(64, 4096),
+        },
+        b: Side::new(b),
+        now: 0,
+    };
+    p.b.post_recv(1, 4096);
+    let s = p.a.buf(&data(2560, 3));
+    p.a.qp.post_send(SendWr::new(1, WrOp::Send, s)).unwrap();
+    let first = p.a.tx(0);
+    assert_eq!(first.len(), 4, "the window");
+    let acks: Vec<bool> = first.iter().map(|p| p.bth.ack_req).collect();
+    assert_eq!(
+        acks,
+        [false, false, false, true],
+        "AckReq where the window fills"
+    );
+    // An ACK for a PSN never sent is refused and completes nothing.
+    let bogus = ExtHeaders {
+        aeth: Some(AethRepr {
+            syndrome: Syndrome::ACK_NO_CREDITS,
+            msn: 0,
+        }),
+        ..ExtHeaders::default()
+    };
+    p.a.rx(
+        1,
+        &[pkt("RC_ACKNOWLEDGE", A, A_PSN + 8, false, bogus, vec![])],
+    );
+    assert_eq!(p.a.qp.counters().get(Counter::DropUnexpectedResponse), 1);
+    assert_eq!(p.a.qp.unacked_psn(), Psn::new(A_PSN));
+    p.b.rx(1, &first);
+    p.run();
+    assert_eq!(p.a.cqes()[0].status, WcStatus::Success);
+    assert_eq!(p.b.cqes()[0].byte_len, 2560);
+    assert_eq!(p.a.qp.counters().get(Counter::RetryTimeout), 0);
+}
+
+#[test]
+fn state_machine() {
+    let (a, _) = attrs(QpType::Rc);
+    let mut qp = Qp::new(a, Config::default());
+    let mut mem = HostMemory::new(16, 16);
+    assert_eq!(
+        qp.modify(QpState::Rts, &a),
+        Err(ModifyError::InvalidTransition(QpState::Reset, QpState::Rts))
+    );
+    assert_eq!(
+        qp.post_recv(RecvWr {
+            wr_id: 1,
+            sgl: vec![]
+        }),
+        Err(PostError::InvalidState)
+    );
+    qp.modify(QpState::Init, &a).unwrap();
+    qp.post_recv(RecvWr {
+        wr_id: 1,
+        sgl: vec![],
+    })
+    .unwrap();
+    assert_eq!(
+        qp.post_send(SendWr::new(1, WrOp::Send, vec![])),
+        Err(PostError::InvalidState)
+    );
+    let send = pkt(
+        "RC_SEND_ONLY",
+        A,
+        B_PSN,
+        true,
+        ExtHeaders::default(),
+        vec![],
+    );
+    qp.receive(0, &send, false, &mut mem);
+    assert_eq!(
+        qp.counters().get(Counter::DropQpState),
+        1,
+        "Init takes no packets"
+    );
+    qp.modify(QpState::Rtr, &a).unwrap();
+    assert_eq!(qp.rq_len(), 1, "receive WQEs posted in Init survive RTR");
+    qp.receive(0, &send, false, &mut mem);
+    assert_eq!(
+        qp.poll_cq().unwrap().status,
+        WcStatus::Success,
+        "RTR receives"
+    );
+    assert_eq!(
+        qp.poll_transmit(0, &mut mem).map(|p| name(&p)),
+        Some("RC_ACKNOWLEDGE")
+    );
+    qp.modify(QpState::Rts, &a).unwrap();
+    // SQD: queued work does not start; back to RTS it does.
+    qp.modify(QpState::Sqd, &a).unwrap();
+    qp.post_send(SendWr::new(2, WrOp::Send, vec![])).unwrap();
+    assert!(qp.poll_transmit(0, &mut mem).is_none());
+    qp.modify(QpState::Rts, &a).unwrap();
+    assert!(qp.poll_transmit(0, &mut mem).is_some());
+    let mut bad = a;
+    bad.retry_cnt = 8;
+    assert_eq!(qp.modify(QpState::Rts, &bad), Err(ModifyError::InvalidAttr));
+    // P_Key and DestQP mismatches are dropped and counted.
+    let mut other = send.clone();
+    other.bth.pkey = 0x7FFE;
+    qp.receive(0, &other, false, &mut mem);
+    other.bth.pkey = 0xFFFF;
+    other.bth.dest_qp = 0x99;
+    qp.receive(0, &other, false, &mut mem);
+    assert_eq!(qp.counters().get(Counter::DropPkey), 1);
+    assert_eq!(qp.counters().get(Counter::DropDestQp), 1);
+    assert!(pkey_match(0x7FFF, 0xFFFF) && !pkey_match(0x7FFF, 0x7FFF));
+    qp.modify(QpState::Error, &a).unwrap();
+    assert_eq!(qp.poll_cq().unwrap().status, WcStatus::WrFlushErr);
+    qp.modify(QpState::Reset, &a).unwrap();
+    assert_eq!(qp.state(), QpState::Reset);
+    assert_eq!(qp.counters().get(Counter::DropPkey), 0);
+}
