@@ -49,8 +49,8 @@
 //!   opcode valid for the QP's access flags, PadCnt 0 on FIRST/MIDDLE
 //!   (invalid request); resources (max_dest_rd_atomic > 0: invalid request;
 //!   a receive WQE for SEND FIRST/ONLY and WRITE with immediate: else RNR
-//!   NAK with min_rnr_timer, after which the responder stays silent until
-//!   the NAKed PSN returns); length (FIRST/MIDDLE exactly PMTU, LAST
+//!   NAK with min_rnr_timer; packets behind it get one sequence NAK as in
+//!   rxe, or none with [`Config::silent_after_rnr_nak`]); length (FIRST/MIDDLE exactly PMTU, LAST
 //!   1..=PMTU, ONLY ≤ PMTU, WRITE total against the RETH DMA length, DMA
 //!   length ≤ 2^31, atomic VA 8-byte aligned: invalid request); rkey, PD,
 //!   access and bounds through `roce_wire::mr::check` on the whole RETH

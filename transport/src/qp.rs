@@ -130,6 +130,11 @@ pub struct Config {
     pub window: u32,
     /// Least time between two CNPs of this QP.
     pub cnp_interval: u64,
+    /// After an RNR NAK the responder stays silent, like after a sequence
+    /// NAK, until the NAKed PSN returns. Off: as rxe, the first packet
+    /// behind the NAKed one gets a PSN sequence NAK (the requester ignores
+    /// it while it waits out the RNR timer).
+    pub silent_after_rnr_nak: bool,
 }
 
 impl Default for Config {
@@ -138,6 +143,7 @@ impl Default for Config {
             ack_req_every: 64,
             window: 1024,
             cnp_interval: 50_000,
+            silent_after_rnr_nak: false,
         }
     }
 }

@@ -373,7 +373,13 @@ impl Qp {
             }
             Syndrome::Nak(NakCode::PsnSequenceError) => {
                 let _ = self.ack_before(now, p);
-                self.retry_after_nak(now, Counter::RetrySeqNak);
+                if self.req.rnr_until.is_some() {
+                    // The packets behind an RNR-NAKed one: the RNR wait
+                    // already decides when to go back.
+                    self.counters.inc(Counter::RetryIgnored);
+                } else {
+                    self.retry_after_nak(now, Counter::RetrySeqNak);
+                }
             }
             Syndrome::RnrNak(t) => {
                 let _ = self.ack_before(now, p);

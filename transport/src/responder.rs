@@ -84,7 +84,8 @@ pub(crate) struct Responder {
     /// One past the last SEND/WRITE/atomic PSN executed: a duplicate
     /// SEND/WRITE is re-ACKed with the PSN before it (rxe's `ack_psn`).
     ack_psn: Psn,
-    /// A PSN sequence or RNR NAK was sent for `epsn`: stay silent until it arrives.
+    /// A PSN sequence NAK (or, with `Config::silent_after_rnr_nak`, an RNR
+    /// NAK) was sent for `epsn`: stay silent until it arrives.
     nak_sent: bool,
     cur: Option<InMsg>,
     /// UC: drop packets until the next FIRST or ONLY.
@@ -185,7 +186,9 @@ impl Qp {
             }
             Err(Fail::Rnr) => {
                 self.counters.inc(Counter::RnrNakSent);
-                self.resp.nak_sent = true;
+                // rxe answers the packets behind an RNR-NAKed one with one
+                // sequence NAK; optionally the RNR NAK silences them too.
+                self.resp.nak_sent = self.cfg.silent_after_rnr_nak;
                 self.resp.out.push_back(Resp::Ack {
                     psn: p,
                     syndrome: Syndrome::RnrNak(self.attr.min_rnr_timer),

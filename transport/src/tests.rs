@@ -762,7 +762,10 @@ fn rnr_retry_7_is_forever_and_others_run_out() {
             let out = p.a.tx(p.now);
             p.b.rx(p.now, &out);
             let back = p.b.tx(p.now);
-            naks += back.len();
+            naks += back
+                .iter()
+                .filter(|p| matches!(aeth(p).syndrome, Syndrome::RnrNak(_)))
+                .count();
             p.a.rx(p.now, &back);
             match p.a.qp.next_deadline() {
                 Some(t) => p.now = t,
@@ -1564,4 +1567,57 @@ fn state_machine() {
     qp.modify(QpState::Reset, &a).unwrap();
     assert_eq!(qp.state(), QpState::Reset);
     assert_eq!(qp.counters().get(Counter::DropPkey), 0);
+}
+
+#[test]
+fn packets_behind_an_rnr_nak() {
+    for silent in [false, true] {
+        let (a, b) = attrs(QpType::Rc);
+        let cfg = Config {
+            silent_after_rnr_nak: silent,
+            ..Config::default()
+        };
+        let mut p = Pair {
+            a: Side::new(a),
+            b: Side {
+                qp: Qp::connected(b, cfg),
+                mem: HostMemory::new(64, 4096),
+            },
+            now: 0,
+        };
+        for i in 0..3 {
+            let s = p.a.buf(&data(20, i));
+            p.a.qp
+                .post_send(SendWr::new(i as u64, WrOp::Send, s))
+                .unwrap();
+        }
+        let reqs = p.a.tx(0);
+        p.b.rx(0, &reqs);
+        let back = p.b.tx(0);
+        let syn: Vec<_> = back
+            .iter()
+            .map(|p| (aeth(p).syndrome, p.bth.psn.value()))
+            .collect();
+        let rnr = (Syndrome::RnrNak(RnrTimer(1)), A_PSN);
+        if silent {
+            assert_eq!(syn, [rnr]);
+        } else {
+            assert_eq!(
+                syn,
+                [rnr, (Syndrome::Nak(NakCode::PsnSequenceError), A_PSN)]
+            );
+        }
+        // The requester waits the RNR time either way.
+        p.a.rx(1000, &back);
+        assert!(p.a.tx(1000).is_empty(), "silent={silent}");
+        assert_eq!(p.a.qp.next_deadline(), Some(11_000));
+        assert_eq!(p.a.qp.counters().get(Counter::RetrySeqNak), 0);
+        for i in 0..3 {
+            p.b.post_recv(i, 64);
+        }
+        p.now = 11_000;
+        p.run();
+        assert_eq!(p.a.cqes().len(), 3);
+        assert_eq!(p.b.cqes().len(), 3);
+    }
 }

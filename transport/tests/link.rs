@@ -496,6 +496,7 @@ fn run(seed: u64, per_verb: u64, faults: Faults) -> Totals {
         ack_req_every: 3,
         window: 256,
         cnp_interval: 20_000,
+        silent_after_rnr_nak: seed % 2 == 1,
     };
     let land = per_verb * (7 * MAX_LEN + 64) + 64 * MAX_LEN + 65536;
     let mut sides = [Side::new(a_attr, cfg, land), Side::new(b_attr, cfg, land)];
