@@ -93,7 +93,10 @@
 //!   completions come in send-queue order.
 //! - **UC**: no ACKs, no retransmission, completion when the last packet is
 //!   sent; the responder drops every packet of a message that lost one (or
-//!   failed a check) until the next FIRST/ONLY, reusing the receive WQE.
+//!   failed a check) until the next FIRST/ONLY ahead of ePSN, reusing the
+//!   receive WQE; a packet behind ePSN is a stale duplicate and is dropped
+//!   without disturbing the message in progress (rxe would take a late
+//!   FIRST/ONLY as a new message and deliver it twice).
 //! - **UD**: SEND only, one packet, DETH Q_Key checked (a WR Q_Key with bit
 //!   31 set sends the QP's own), source QP in the receive completion; no
 //!   receive WQE or too long: dropped and counted. No GRH is written into

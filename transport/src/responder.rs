@@ -165,7 +165,15 @@ impl Qp {
                 self.resp.nak_sent = false;
             }
             QpType::Uc => {
-                if self.resp.uc_drop || p != self.resp.epsn {
+                let d = p.diff(self.resp.epsn);
+                if d < 0 {
+                    // A stale duplicate: UC never executes a packet twice and
+                    // a late copy does not break the message in progress
+                    // (rxe takes a late FIRST/ONLY as a new message).
+                    self.counters.inc(Counter::DuplicateRequest);
+                    return;
+                }
+                if self.resp.uc_drop || d > 0 {
                     if matches!(info.position, Position::First | Position::Only) {
                         self.uc_abort();
                     } else {

@@ -759,3 +759,182 @@ fn faulty_link_sweep() {
         eprintln!("  {t:?}");
     }
 }
+
+/// The payload of message `id` of `len` bytes: its id, then bytes derived
+/// from it, so a receiver can tell a message from any mix of messages.
+fn message(id: u64, len: usize) -> Vec<u8> {
+    let mut r = Rng(id.wrapping_mul(0x2545_F491_4F6C_DD1D));
+    let mut v = r.bytes(len);
+    let n = len.min(8);
+    v[..n].copy_from_slice(&id.to_le_bytes()[..n]);
+    v
+}
+
+/// UC and UD from A to B over the faulty link: every send completes; what
+/// B receives is whole messages, each intact, in order, none twice (UC), a
+/// WRITE with immediate completes only with all its data in place; lost
+/// packets lose their message and nothing else.
+#[test]
+fn unreliable_services_over_a_faulty_link() {
+    let seed = seed_from_env(0x5eed_0c0d);
+    eprintln!("unreliable_services_over_a_faulty_link: seed {seed:#x}");
+    for t in [QpType::Uc, QpType::Ud] {
+        let mut rng = Rng(seed);
+        let mut a = QpAttr::new(t, 0x41, 0x42);
+        a.pmtu = Pmtu::Mtu256;
+        a.pd = PD;
+        a.qkey = 0x77;
+        a.sq_psn = Psn::new(0xFF_FFF0);
+        a.rq_psn = Psn::new(0xFF_FFF0);
+        let mut b = a;
+        b.qpn = 0x42;
+        b.dest_qpn = 0x41;
+        let mut qa = Qp::connected(a, Config::default());
+        let mut qb = Qp::connected(b, Config::default());
+        let mut ma = HostMemory::new(64, 1 << 14);
+        let mut mb = HostMemory::new(64, 1 << 14);
+        let (sk, sva) = ma.alloc(PD, Access::ALL, 1 << 20);
+        let n = 3000u64;
+        let (wk, wva) = mb.alloc(PD, Access::ALL, n * MAX_LEN);
+        let (rk, rva) = mb.alloc(PD, Access::ALL, 64 * MAX_LEN);
+        let (eth, ip, udp) = frame_headers();
+        let mut link: BinaryHeap<Reverse<InFlight>> = BinaryHeap::new();
+        let (mut now, mut seq, mut free) = (0u64, 0u64, 0u64);
+        let mut lens = Vec::new();
+        let mut next_recv = 0u64;
+        let mut last_id = None;
+        let (mut got, mut sent_done) = (0u64, 0u64);
+        for id in 0..n {
+            // B keeps 32 receive WQEs posted, slot = wr_id % 64.
+            while qb.rq_len() < 32 {
+                let slot = next_recv % 64;
+                qb.post_recv(RecvWr {
+                    wr_id: next_recv,
+                    sgl: vec![Sge {
+                        addr: rva + slot * MAX_LEN,
+                        len: MAX_LEN as u32,
+                        lkey: rk,
+                    }],
+                })
+                .unwrap();
+                next_recv += 1;
+            }
+            let max = if t == QpType::Ud {
+                PMTU as u64
+            } else {
+                MAX_LEN
+            };
+            let len = 8 + rng.below(max - 7) as usize;
+            let data = message(id, len);
+            let src = sva + (id % 200) * MAX_LEN;
+            ma.poke(sk, src, &data);
+            lens.push(len);
+            let sgl = vec![Sge {
+                addr: src,
+                len: len as u32,
+                lkey: sk,
+            }];
+            let remote = Remote {
+                va: wva + id * MAX_LEN,
+                rkey: wk,
+            };
+            let op = match (t, rng.below(3)) {
+                (QpType::Uc, 0) => WrOp::WriteImm(remote, id as u32),
+                (_, 1) => WrOp::SendImm(id as u32),
+                _ => WrOp::Send,
+            };
+            let mut wr = SendWr::new(id, op, sgl);
+            wr.ud = Some(UdDest {
+                qpn: 0x42,
+                qkey: 0x77,
+            });
+            qa.post_send(wr).unwrap();
+            // Send, deliver, receive.
+            while let Some(p) = qa.poll_transmit(now, &mut ma) {
+                let bytes = p.to_frame(eth, ip, udp).unwrap();
+                if rng.ppm(FAULTS.drop) {
+                    continue;
+                }
+                let copies = 1 + rng.ppm(FAULTS.dup) as usize;
+                for c in 0..copies {
+                    let mut b = bytes.clone();
+                    if rng.ppm(FAULTS.corrupt) {
+                        let i = rng.below(b.len() as u64) as usize;
+                        b[i] ^= 1 << rng.below(8);
+                    }
+                    if c == 0 {
+                        free = free.max(now) + b.len() as u64;
+                    }
+                    let mut at = free + 1000;
+                    if c > 0 || rng.ppm(FAULTS.reorder) {
+                        at += 1 + rng.below(5000);
+                    }
+                    seq += 1;
+                    link.push(Reverse((at, seq, 1, b)));
+                }
+            }
+            now += 2000;
+            while link.peek().is_some_and(|Reverse(f)| f.0 <= now)
+                || (id + 1 == n && !link.is_empty())
+            {
+                let Reverse((at, _, _, bytes)) = link.pop().unwrap();
+                now = now.max(at);
+                if let Ok(f) = Frame::parse(&bytes) {
+                    qb.receive(now, &Packet::from_frame(&f), false, &mut mb);
+                }
+            }
+            while let Some(c) = qa.poll_cq() {
+                assert_eq!((c.wr_id, c.status), (sent_done, WcStatus::Success));
+                sent_done += 1;
+            }
+            while let Some(c) = qb.poll_cq() {
+                assert_eq!(c.status, WcStatus::Success, "{c:?}");
+                let slot = c.wr_id % 64;
+                let id = match c.opcode {
+                    WcOpcode::RecvRdmaWithImm => {
+                        let id = c.imm.unwrap() as u64;
+                        let l = lens[id as usize];
+                        assert_eq!(
+                            mb.peek(wk, wva + id * MAX_LEN, l),
+                            message(id, l),
+                            "{t:?} WRITE {id}"
+                        );
+                        id
+                    }
+                    _ => {
+                        let head = mb.peek(rk, rva + slot * MAX_LEN, 8);
+                        let id = u64::from_le_bytes(head.try_into().unwrap());
+                        let l = lens[id as usize];
+                        assert_eq!(c.byte_len as usize, l);
+                        assert_eq!(
+                            mb.peek(rk, rva + slot * MAX_LEN, l),
+                            message(id, l),
+                            "{t:?} SEND {id}"
+                        );
+                        if let Some(i) = c.imm {
+                            assert_eq!(i as u64, id);
+                        }
+                        if t == QpType::Ud {
+                            assert_eq!(c.src_qp, Some(0x41));
+                        }
+                        id
+                    }
+                };
+                if t == QpType::Uc {
+                    assert!(
+                        last_id.is_none_or(|l| id > l),
+                        "{t:?}: message {id} after {last_id:?}"
+                    );
+                }
+                last_id = Some(id);
+                got += 1;
+            }
+        }
+        assert_eq!(sent_done, n);
+        eprintln!("  {t:?}: {got} of {n} messages received");
+        assert!(got > n * 9 / 10 && got <= n + n / 20, "{t:?}: {got}");
+        if t == QpType::Uc {
+            assert!(got < n, "some UC message was lost");
+        }
+    }
+}
