@@ -1621,3 +1621,77 @@ fn packets_behind_an_rnr_nak() {
         assert_eq!(p.b.cqes().len(), 3);
     }
 }
+
+#[test]
+fn acks_only_when_asked_and_coalesced() {
+    let (mut b, _, _) = responder(4);
+    let none = ExtHeaders::default;
+    b.rx(
+        0,
+        &[pkt("RC_SEND_FIRST", B, A_PSN, false, none(), data(256, 0))],
+    );
+    assert!(b.tx(0).is_empty(), "no AckReq, no ACK");
+    b.rx(
+        0,
+        &[pkt(
+            "RC_SEND_MIDDLE",
+            B,
+            A_PSN + 1,
+            true,
+            none(),
+            data(256, 0),
+        )],
+    );
+    let out = b.tx(0);
+    assert_eq!(
+        (out[0].bth.psn, aeth(&out[0]).msn),
+        (Psn::new(A_PSN + 1), 0)
+    );
+    b.rx(
+        0,
+        &[pkt("RC_SEND_LAST", B, A_PSN + 2, false, none(), data(1, 0))],
+    );
+    assert!(b.tx(0).is_empty());
+    // Three messages before the responder transmits: one ACK covers them.
+    let three: Vec<_> = (3..6)
+        .map(|i| pkt("RC_SEND_ONLY", B, A_PSN + i, true, none(), data(4, 0)))
+        .collect();
+    b.rx(1, &three);
+    let out = b.tx(1);
+    assert_eq!(out.len(), 1);
+    assert_eq!(
+        (out[0].bth.psn, aeth(&out[0]).msn),
+        (Psn::new(A_PSN + 5), 4)
+    );
+    assert_eq!(b.qp.counters().get(Counter::AckCoalesced), 2);
+}
+
+#[test]
+fn responder_resources_keep_the_last_max_dest_rd_atomic() {
+    let (_, mut attr) = attrs(QpType::Rc);
+    attr.max_dest_rd_atomic = 2;
+    let mut b = Side::new(attr);
+    let (k, va) = b.alloc(64);
+    let read = |i: u32| {
+        pkt(
+            "RC_RDMA_READ_REQUEST",
+            B,
+            A_PSN + i,
+            true,
+            reth(va, k, 8),
+            vec![],
+        )
+    };
+    b.rx(0, &[read(0), read(1), read(2)]);
+    assert_eq!(b.tx(0).len(), 3);
+    // The first resource was recycled: its duplicate is dropped; the last is replayed.
+    b.rx(1, &[read(0)]);
+    assert!(b.tx(1).is_empty());
+    assert_eq!(b.qp.counters().get(Counter::DropDuplicateNoResource), 1);
+    b.rx(2, &[read(2)]);
+    assert_eq!(b.tx(2)[0].bth.psn, Psn::new(A_PSN + 2));
+    // No resources at all: READ is an invalid request.
+    attr.max_dest_rd_atomic = 0;
+    let mut b = Side::new(attr);
+    expect_nak(read(0), NakCode::InvalidRequest, &mut b);
+}
