@@ -349,6 +349,16 @@ impl Qp {
             self.counters.inc(Counter::DropUnexpectedResponse);
             return;
         }
+        // A READ response or ATOMIC ACK carries an ACK syndrome, never a NAK.
+        let carries_nak = info.kind != OpKind::Acknowledge
+            && pkt
+                .ext
+                .aeth
+                .is_some_and(|a| !matches!(a.syndrome, Syndrome::Ack(_)));
+        if carries_nak {
+            self.counters.inc(Counter::DropUnexpectedResponse);
+            return;
+        }
         match info.kind {
             OpKind::Acknowledge => {
                 let syndrome = pkt.ext.aeth.expect("checked against the opcode").syndrome;

@@ -1695,3 +1695,63 @@ fn responder_resources_keep_the_last_max_dest_rd_atomic() {
     let mut b = Side::new(attr);
     expect_nak(read(0), NakCode::InvalidRequest, &mut b);
 }
+
+#[test]
+fn read_response_with_a_nak_syndrome_is_dropped() {
+    let (a, _) = attrs(QpType::Rc);
+    let mut s = Side::new(a);
+    let into = s.buf(&[0; 8]);
+    let sge = into[0];
+    let r = Remote {
+        va: 0x1000,
+        rkey: 5,
+    };
+    s.qp.post_send(SendWr::new(1, WrOp::Read(r), into)).unwrap();
+    assert_eq!(s.tx(0).len(), 1);
+    let resp = |syndrome| ExtHeaders {
+        aeth: Some(AethRepr { syndrome, msn: 1 }),
+        ..ExtHeaders::default()
+    };
+    let nak = resp(Syndrome::Nak(NakCode::RemoteAccessError));
+    s.rx(
+        1,
+        &[pkt(
+            "RC_RDMA_READ_RESPONSE_ONLY",
+            A,
+            A_PSN,
+            false,
+            nak,
+            data(8, 1),
+        )],
+    );
+    assert_eq!(s.qp.counters().get(Counter::DropUnexpectedResponse), 1);
+    assert!(s.cqes().is_empty());
+    // Wrong length: dropped too.
+    let ack = resp(Syndrome::ACK_NO_CREDITS);
+    s.rx(
+        2,
+        &[pkt(
+            "RC_RDMA_READ_RESPONSE_ONLY",
+            A,
+            A_PSN,
+            false,
+            ack,
+            data(7, 1),
+        )],
+    );
+    assert_eq!(s.qp.counters().get(Counter::DropUnexpectedResponse), 2);
+    s.rx(
+        3,
+        &[pkt(
+            "RC_RDMA_READ_RESPONSE_ONLY",
+            A,
+            A_PSN,
+            false,
+            ack,
+            data(8, 1),
+        )],
+    );
+    let c = s.cqes();
+    assert_eq!((c[0].status, c[0].byte_len), (WcStatus::Success, 8));
+    assert_eq!(s.mem.peek(sge.lkey, sge.addr, 8), data(8, 1));
+}
