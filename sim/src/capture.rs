@@ -72,6 +72,8 @@ pub struct CaptureReader<R: Read> {
     /// Link type of each pcapng interface, in the current section.
     interfaces: Vec<DataLink>,
     frames: u64,
+    /// Timestamp of the last frame, in ns.
+    last_ts: u64,
 }
 
 impl<R: Read> CaptureReader<R> {
@@ -108,6 +110,7 @@ impl<R: Read> CaptureReader<R> {
             inner,
             interfaces: Vec::new(),
             frames: 0,
+            last_ts: 0,
         })
     }
 
@@ -118,43 +121,60 @@ impl<R: Read> CaptureReader<R> {
 
     /// Calls `f(number, bytes)` for the next frame; `Ok(false)` at the end.
     pub fn next_frame(&mut self, f: impl FnOnce(u64, &[u8])) -> Result<bool, CaptureError> {
+        self.next_frame_ts(|n, _, data| f(n, data))
+    }
+
+    /// Calls `f(number, timestamp in ns, bytes)` for the next frame;
+    /// `Ok(false)` at the end. A pcapng simple packet block has no
+    /// timestamp: it gets the previous frame's.
+    pub fn next_frame_ts(&mut self, f: impl FnOnce(u64, u64, &[u8])) -> Result<bool, CaptureError> {
         let frame = self.frames + 1;
         let damaged = |e: pcap_file::PcapError| CaptureError::Damaged {
             frame,
             detail: e.to_string(),
         };
+        let ns = |d: std::time::Duration| d.as_nanos() as u64;
         match &mut self.inner {
             Inner::Pcap(r) => match r.next_packet() {
                 None => Ok(false),
                 Some(Err(e)) => Err(damaged(e)),
                 Some(Ok(p)) => {
                     self.frames = frame;
-                    f(frame, &p.data);
+                    self.last_ts = ns(p.timestamp);
+                    f(frame, self.last_ts, &p.data);
                     Ok(true)
                 }
             },
             Inner::PcapNg(r) => loop {
-                match r.next_block() {
+                let (link, ts, data) = match r.next_block() {
                     None => return Ok(false),
                     Some(Err(e)) => return Err(damaged(e)),
-                    Some(Ok(Block::SectionHeader(_))) => self.interfaces.clear(),
+                    Some(Ok(Block::SectionHeader(_))) => {
+                        self.interfaces.clear();
+                        continue;
+                    }
                     Some(Ok(Block::InterfaceDescription(idb))) => {
-                        self.interfaces.push(idb.linktype)
+                        self.interfaces.push(idb.linktype);
+                        continue;
                     }
-                    Some(Ok(Block::EnhancedPacket(p))) => {
-                        let link = self.interfaces.get(p.interface_id as usize).copied();
-                        return deliver(&mut self.frames, frame, link, &p.data, f);
-                    }
+                    Some(Ok(Block::EnhancedPacket(p))) => (
+                        self.interfaces.get(p.interface_id as usize).copied(),
+                        ns(p.timestamp),
+                        p.data,
+                    ),
                     Some(Ok(Block::SimplePacket(p))) => {
-                        let link = self.interfaces.first().copied();
-                        return deliver(&mut self.frames, frame, link, &p.data, f);
+                        (self.interfaces.first().copied(), self.last_ts, p.data)
                     }
-                    Some(Ok(Block::Packet(p))) => {
-                        let link = self.interfaces.get(p.interface_id as usize).copied();
-                        return deliver(&mut self.frames, frame, link, &p.data, f);
-                    }
-                    Some(Ok(_)) => {}
-                }
+                    // The obsolete packet block: microseconds (the default resolution).
+                    Some(Ok(Block::Packet(p))) => (
+                        self.interfaces.get(p.interface_id as usize).copied(),
+                        p.timestamp.saturating_mul(1000),
+                        p.data,
+                    ),
+                    Some(Ok(_)) => continue,
+                };
+                self.last_ts = ts;
+                return deliver(&mut self.frames, frame, link, &data, |n, d| f(n, ts, d));
             },
         }
     }

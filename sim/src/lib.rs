@@ -14,6 +14,8 @@
 //! - [`fw`]: the roce-fw ELF on a softcore model (ISS) over the Verilated
 //!   CSR block, and the host's side of the command mailbox.
 //! - [`capture`]: streaming pcap/pcapng input and the `roce-sim parse` pipeline.
+//! - [`replay`]: a capture's requests fed to the `roce-transport` model as
+//!   our responder, its answers compared with the real ones.
 
 /// A block's Verilator models by width, listed once: `$dut!` implements
 /// the block's trait for each model, and the list gives `WIDTHS` and
@@ -44,6 +46,7 @@ pub mod fuzz;
 pub mod fw;
 pub mod model;
 pub mod mr_model;
+pub mod replay;
 pub mod rng;
 pub mod rx;
 pub mod traffic;

@@ -36,6 +36,21 @@ enum Command {
         #[arg(long, default_value_t = 64, value_parser = parse_width)]
         width: usize,
     },
+    /// Replay a real capture against our responder: find each conversation
+    /// (a QP pair), set up our responding QP from what the capture shows,
+    /// feed it the requester's packets in capture order, print one JSON line
+    /// per frame it sends (DESIGN §7 fields plus `in_reply_to`,
+    /// `capture_frame` and `differs`/`allowed`), and compare with the real
+    /// responses by the rules of docs/REPLAY.md. Summary on stderr; exit 1
+    /// on any disagreement.
+    Replay {
+        /// Capture file (pcap or pcapng, Ethernet link type).
+        #[arg(long)]
+        pcap: PathBuf,
+        /// Which implementation responds.
+        #[arg(long, value_enum, default_value_t = ReplayEngine::Model)]
+        engine: ReplayEngine,
+    },
     /// Build frames from JSON descriptors (see `roce_sim::descriptors`:
     /// DESIGN §7 field names plus MACs, IP addresses and payload) and write
     /// them to a pcap.
@@ -202,6 +217,12 @@ enum Engine {
     Hw,
 }
 
+#[derive(Copy, Clone, ValueEnum)]
+enum ReplayEngine {
+    /// The roce-transport software model.
+    Model,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -211,6 +232,7 @@ fn main() -> ExitCode {
             stats,
             width,
         } => parse(&pcap, stats, engine, width),
+        Command::Replay { pcap, engine } => replay(&pcap, engine),
         Command::Emit {
             json,
             pcap,
@@ -290,6 +312,82 @@ fn parse(path: &std::path::Path, print_stats: bool, engine: Engine, width: usize
         }
     }
     ExitCode::SUCCESS
+}
+
+fn replay(path: &std::path::Path, engine: ReplayEngine) -> ExitCode {
+    let ReplayEngine::Model = engine;
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => return fail(format_args!("cannot open {}: {e}", path.display())),
+    };
+    let report = match CaptureReader::new(file)
+        .map_err(roce_sim::replay::ReplayError::Capture)
+        .and_then(|mut c| roce_sim::replay::replay(&mut c))
+    {
+        Ok(r) => r,
+        Err(e) => return fail(format_args!("{}: {e}", path.display())),
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut written = Ok(());
+    for l in report.lines() {
+        written = writeln!(out, "{l}");
+        if written.is_err() {
+            break;
+        }
+    }
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            return fail(format_args!("writing output: {e}"))
+        }
+        _ => {}
+    }
+    let sent: usize = report.responders.iter().map(|r| r.sent.len()).sum();
+    let fed: usize = report.responders.iter().map(|r| r.fed).sum();
+    let real: usize = report.responders.iter().map(|r| r.real).sum();
+    let agree: usize = report.responders.iter().map(|r| r.agree).sum();
+    let allowed: usize = report.responders.iter().map(|r| r.allowed.len()).sum();
+    let bad: Vec<&String> = report.disagreements().collect();
+    eprintln!(
+        "roce-sim replay: {}: {} frames ({} RoCE v2), {} conversations, {} responders",
+        path.display(),
+        report.frames,
+        report.roce_frames,
+        report.conversations,
+        report.responders.len()
+    );
+    for r in &report.responders {
+        eprintln!(
+            "roce-sim replay:   conversation {} {}: {} requests fed, {} responses sent, {} real, {} agree, {} allowed differences, {} disagreements",
+            r.conversation,
+            r.name,
+            r.fed,
+            r.sent.len(),
+            r.real,
+            r.agree,
+            r.allowed.len(),
+            r.disagreements.len()
+        );
+        for a in &r.allowed {
+            eprintln!("roce-sim replay:     allowed: {a}");
+        }
+    }
+    if report.orphan_responses > 0 {
+        eprintln!(
+            "roce-sim replay: {} responses answer no request in the capture (not compared)",
+            report.orphan_responses
+        );
+    }
+    eprintln!(
+        "roce-sim replay: {fed} requests fed, {sent} responses sent, {real} real responses; {agree} agreements, {allowed} allowed differences, {} disagreements",
+        bad.len()
+    );
+    if bad.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    for d in bad {
+        eprintln!("roce-sim replay: disagreement: {d}");
+    }
+    ExitCode::FAILURE
 }
 
 fn fuzz_rx(width: usize, frames: u64, seed: Option<u64>, max_payload: usize) -> ExitCode {
