@@ -264,26 +264,34 @@ impl HostMemory {
     /// is exercised) and registers it. Returns the key and the base VA.
     pub fn alloc(&mut self, pd: u16, access: Access, len: u64) -> (u32, u64) {
         let page = 1u64 << PAGE_SHIFT;
-        let pages = len.div_ceil(page).max(1);
         let base = self.next_va;
-        self.next_va += (pages + 1) * page;
-        let pt_base = self.pt_next;
-        assert!(
-            (pt_base as u64 + pages) <= self.pt.len() as u64,
-            "page table full"
-        );
-        // Physical pages in reverse order, so a region's pages are not
-        // contiguous in physical memory.
-        let first_pa = self.phys.len() as u64;
-        self.phys.resize((first_pa + pages * page) as usize, 0);
-        for i in 0..pages {
-            self.pt[(pt_base as u64 + i) as usize] = first_pa + (pages - 1 - i) * page;
-        }
-        self.pt_next += pages as u32;
+        self.next_va += (len.div_ceil(page).max(1) + 1) * page;
         let index = self.next_index;
         self.next_index += 1;
-        assert!((index as usize) < self.entries.len(), "MR table full");
         let k = key(index, (index as u8).wrapping_mul(37) ^ 0x5a);
+        self.map(k, pd, access, base, len)
+            .expect("a fresh region registers");
+        (k, base)
+    }
+
+    /// Allocates fresh, zeroed physical pages for `[base, base + len)` and
+    /// registers them under a key the caller chose (a replay sets up the
+    /// keys and addresses a capture shows this way).
+    pub fn map(
+        &mut self,
+        key: u32,
+        pd: u16,
+        access: Access,
+        base: u64,
+        len: u64,
+    ) -> Result<(), CmdError> {
+        let page = 1u64 << PAGE_SHIFT;
+        let first_page = base >> PAGE_SHIFT;
+        let pages = ((base + len.max(1)).div_ceil(page) - first_page).max(1);
+        let pt_base = self.pt_next;
+        if pt_base as u64 + pages > self.pt.len() as u64 {
+            return Err(CmdError::BadIndex);
+        }
         let region = Region {
             pd,
             access,
@@ -292,8 +300,20 @@ impl HostMemory {
             page_shift: PAGE_SHIFT,
             pt_base,
         };
-        self.register(k, region).expect("a fresh region registers");
-        (k, base)
+        region.validate()?;
+        if key_index(key) as usize >= self.entries.len() {
+            return Err(CmdError::BadIndex);
+        }
+        // Physical pages in reverse order, so a region's pages are not
+        // contiguous in physical memory.
+        let first_pa = self.phys.len() as u64;
+        self.phys.resize((first_pa + pages * page) as usize, 0);
+        for i in 0..pages {
+            self.pt[(pt_base as u64 + i) as usize] = first_pa + (pages - 1 - i) * page;
+        }
+        self.pt_next += pages as u32;
+        self.next_index = self.next_index.max(key_index(key) + 1);
+        self.register(key, region)
     }
 
     /// Reads through a region's translation without access checks (for
