@@ -89,11 +89,13 @@ fn mapped(a: [u8; 4]) -> Addr {
     m
 }
 
-fn show_addr(a: &Addr) -> String {
+/// An address as the frames carried it: IPv4 dotted, IPv6 (also an
+/// IPv4-mapped one) as IPv6.
+fn show_addr(a: &Addr, v6: bool) -> String {
     let ip = std::net::Ipv6Addr::from(*a);
     match ip.to_ipv4_mapped() {
-        Some(v4) => v4.to_string(),
-        None => ip.to_string(),
+        Some(v4) if !v6 => v4.to_string(),
+        _ => ip.to_string(),
     }
 }
 
@@ -140,6 +142,7 @@ struct Flow {
     dst: Addr,
     qpn: u32,
     ud_src: Option<u32>,
+    v6: bool,
     frames: Vec<usize>,
 }
 
@@ -194,6 +197,7 @@ fn find_flows(frames: &[CapFrame]) -> Vec<Flow> {
                 dst,
                 qpn: key.2,
                 ud_src,
+                v6: f.repr.ip.version() == 6,
                 frames: Vec::new(),
             });
             flows.len() - 1
@@ -249,7 +253,7 @@ fn pair_flows(frames: &[CapFrame], flows: &[Flow]) -> Result<Vec<Conversation>, 
         } else {
             Err(ReplayError::Setup(format!(
                 "cannot tell conversations apart: frames to {} QP {:#x} (first frame {}) overlap several flows back",
-                show_addr(&f.dst),
+                show_addr(&f.dst, f.v6),
                 f.qpn,
                 frames[f.first()].n
             )))
@@ -269,7 +273,7 @@ fn pair_flows(frames: &[CapFrame], flows: &[Flow]) -> Result<Vec<Conversation>, 
             Some(j) if conv_of[j].is_some() => {
                 return Err(ReplayError::Setup(format!(
                     "cannot tell conversations apart: frames to {} QP {:#x} (first frame {}) pair with a flow already taken",
-                    show_addr(&flows[i].dst),
+                    show_addr(&flows[i].dst, flows[i].v6),
                     flows[i].qpn,
                     frames[flows[i].first()].n
                 )))
@@ -906,9 +910,9 @@ pub fn replay<R: Read>(capture: &mut CaptureReader<R>) -> Result<Report, ReplayE
             .map_err(ReplayError::Setup)?;
             let name = format!(
                 "{} QP {:#x} -> {} QP {:#x} ({:?})",
-                show_addr(&f.src),
+                show_addr(&f.src, f.v6),
                 s.dest_qpn,
-                show_addr(&f.dst),
+                show_addr(&f.dst, f.v6),
                 s.qpn,
                 s.qp_type
             )
@@ -1102,9 +1106,9 @@ fn align(frames: &[CapFrame], reqs: &[usize], resps: &[usize], r: &mut Responder
             j += 1;
             continue;
         }
-        // Rule 1: coalesced ACKs.
+        // Rule 1: coalesced ACKs (a repeat is rule 2's business only).
         if let (Some(a), Some(b)) = (mi, cj) {
-            if a.is_ack() && b.is_ack() && covers(b, a) {
+            if a.is_ack() && b.is_ack() && covers(b, a) && !repeats(&m, i) {
                 r.sent[i].allowed = Some(format!(
                     "coalesced by the real responder into frame {} (REPLAY.md rule 1)",
                     cn[j]
@@ -1116,7 +1120,7 @@ fn align(frames: &[CapFrame], reqs: &[usize], resps: &[usize], r: &mut Responder
                 i += 1;
                 continue;
             }
-            if a.is_ack() && b.is_ack() && covers(a, b) {
+            if a.is_ack() && b.is_ack() && covers(a, b) && !repeats(&c, j) {
                 r.allowed.push(format!("{name}: real ACK frame {} ({b}) coalesced by the model into its reply to frame {} (rule 1)", cn[j], r.sent[i].in_reply_to));
                 j += 1;
                 continue;
