@@ -389,6 +389,54 @@ fn ipv6_capture_replays_clean() {
 }
 
 #[test]
+fn pcapng_capture_replays_clean() {
+    use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
+    use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionBlock;
+    use pcap_file::pcapng::PcapNgWriter;
+    let path = scratch("rxe_v4.pcapng");
+    let mut w = PcapNgWriter::new(std::fs::File::create(&path).unwrap()).unwrap();
+    w.write_pcapng_block(InterfaceDescriptionBlock {
+        linktype: pcap_file::DataLink::ETHERNET,
+        snaplen: 0,
+        options: vec![],
+    })
+    .unwrap();
+    for (ts, f) in rxe_frames() {
+        w.write_pcapng_block(EnhancedPacketBlock {
+            interface_id: 0,
+            timestamp: ts,
+            original_len: f.len() as u32,
+            data: std::borrow::Cow::Borrowed(&f),
+            options: vec![],
+        })
+        .unwrap();
+    }
+    drop(w);
+    assert_clean(&replay(&path), 4);
+}
+
+#[test]
+fn write_with_immediate_takes_receive_wqes_and_replays_clean() {
+    // The WRITE test's LAST packets (0x08) as LAST with immediate (0x09):
+    // each takes a receive WQE; the responses stay the same ACKs.
+    let frames: Vec<_> = rxe_frames()
+        .into_iter()
+        .map(|(ts, f)| {
+            if f[BTH] != 0x08 {
+                return (ts, f);
+            }
+            let p = Frame::parse(&f).unwrap();
+            let mut r = p.repr;
+            r.bth.opcode = roce_wire::Opcode(0x09);
+            r.ext.immdt = Some(0x1234_5678);
+            (ts, r.to_bytes(p.payload).unwrap())
+        })
+        .collect();
+    let o = replay(&write_pcap("write_imm.pcap", &frames));
+    assert_clean(&o, 4);
+}
+
+#[test]
 fn bad_input_is_named_and_fails() {
     let o = roce_sim(&["replay", "--pcap", "/nonexistent/x.pcap"]);
     assert_eq!(o.status.code(), Some(1));
