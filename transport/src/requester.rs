@@ -302,7 +302,8 @@ impl Qp {
         if self.req.send_idx == 0 {
             if let Some(f) = self.req.sq.front().and_then(|w| w.first_psn) {
                 let acked = self.req.comp_psn.forward_from(f);
-                if self.req.send_pkt < acked && !self.req.sq[0].wr.op.is_rd_atomic() {
+                // (A READ not yet re-sent asks only for what is missing.)
+                if self.req.send_pkt < acked {
                     self.req.send_pkt = acked;
                 }
             }

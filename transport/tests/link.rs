@@ -736,7 +736,7 @@ fn two_endpoints_over_a_clean_link() {
 
 /// The sweep: 10^4 messages of every verb each way at twelve seeds, half
 /// of them with three times the faults (`cargo test --release -p
-/// roce-transport -- --ignored`, about 20 s).
+/// roce-transport -- --ignored`, under a minute).
 #[test]
 #[ignore]
 fn faulty_link_sweep() {
