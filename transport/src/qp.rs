@@ -126,7 +126,7 @@ pub struct Config {
     /// one (0: only the last).
     pub ack_req_every: u32,
     /// At most this many PSNs outstanding (sent, not acknowledged) before
-    /// the requester waits (at most 2^22).
+    /// the requester waits (1..=2^22).
     pub window: u32,
     /// Least time between two CNPs of this QP.
     pub cnp_interval: u64,
@@ -348,7 +348,8 @@ pub enum PostError {
 pub enum ModifyError {
     /// Not a transition of the QP state diagram.
     InvalidTransition(QpState, QpState),
-    /// An attribute out of range (retry counts over 7, a window over 2^22).
+    /// An attribute out of range (retry counts over 7, a window of 0 or
+    /// over 2^22).
     InvalidAttr,
 }
 
@@ -508,7 +509,7 @@ impl Qp {
     /// (everything cleared) or Error (everything flushed).
     pub fn modify(&mut self, target: QpState, attr: &QpAttr) -> Result<(), ModifyError> {
         use QpState::*;
-        if attr.retry_cnt > 7 || attr.rnr_retry > 7 || self.cfg.window > 1 << 22 {
+        if attr.retry_cnt > 7 || attr.rnr_retry > 7 || !(1..=1 << 22).contains(&self.cfg.window) {
             return Err(ModifyError::InvalidAttr);
         }
         let a = &mut self.attr;

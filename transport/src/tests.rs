@@ -607,29 +607,44 @@ fn read_retried_from_the_missing_offset() {
 }
 
 #[test]
-fn implied_ack_by_read_response() {
-    let mut p = Pair::new(QpType::Rc);
-    p.b.post_recv(1, 100);
-    let (rk, rva) = p.b.alloc(64);
-    let s = p.a.buf(&data(10, 1));
-    p.a.qp.post_send(SendWr::new(1, WrOp::Send, s)).unwrap();
-    let into = p.a.buf(&[0; 64]);
-    p.a.qp
-        .post_send(SendWr::new(
-            2,
-            WrOp::Read(Remote { va: rva, rkey: rk }),
-            into,
-        ))
-        .unwrap();
-    // Every plain ACK is lost: the SEND completes by the READ response.
-    p.run_with(|from_a, pk| !from_a && name(pk) == "RC_ACKNOWLEDGE");
-    let c = p.a.cqes();
-    assert_eq!(
-        c.iter().map(|c| (c.wr_id, c.status)).collect::<Vec<_>>(),
-        [(1, WcStatus::Success), (2, WcStatus::Success)]
-    );
-    assert_eq!(p.a.qp.counters().get(Counter::RequestRetransmitted), 0);
-    assert!(p.b.qp.counters().get(Counter::AckSent) >= 1);
+fn implied_ack_by_read_response_and_atomic_ack() {
+    for atomic in [false, true] {
+        let mut p = Pair::new(QpType::Rc);
+        p.b.post_recv(1, 100);
+        let (rk, rva) = p.b.alloc(64);
+        let s = p.a.buf(&data(10, 1));
+        p.a.qp.post_send(SendWr::new(1, WrOp::Send, s)).unwrap();
+        let w = p.a.buf(&data(10, 2));
+        let remote = Remote { va: rva, rkey: rk };
+        p.a.qp
+            .post_send(SendWr::new(2, WrOp::Write(remote), w))
+            .unwrap();
+        let into = p.a.buf(&[0; 8]);
+        let op = if atomic {
+            WrOp::FetchAdd { remote, add: 1 }
+        } else {
+            WrOp::Read(remote)
+        };
+        p.a.qp.post_send(SendWr::new(3, op, into)).unwrap();
+        // Every plain ACK is lost: the SEND and the WRITE complete by the
+        // READ response or the ATOMIC ACK.
+        p.run_with(|from_a, pk| !from_a && name(pk) == "RC_ACKNOWLEDGE");
+        let c = p.a.cqes();
+        assert_eq!(
+            c.iter().map(|c| (c.wr_id, c.status)).collect::<Vec<_>>(),
+            [
+                (1, WcStatus::Success),
+                (2, WcStatus::Success),
+                (3, WcStatus::Success)
+            ]
+        );
+        assert_eq!(p.a.qp.counters().get(Counter::RequestRetransmitted), 0);
+        assert_eq!(p.a.qp.counters().get(Counter::RetryTimeout), 0);
+        assert!(
+            p.b.qp.counters().get(Counter::AckSent) >= 1,
+            "ACKs were sent and lost"
+        );
+    }
 }
 
 #[test]
