@@ -59,9 +59,10 @@
 //!   (invalid request); resources (max_dest_rd_atomic > 0: invalid request;
 //!   a receive WQE for SEND FIRST/ONLY and WRITE with immediate: else RNR
 //!   NAK with min_rnr_timer; packets behind it get one sequence NAK as in
-//!   rxe, or none with [`Config::silent_after_rnr_nak`]); length (FIRST/MIDDLE exactly PMTU, LAST
-//!   1..=PMTU, ONLY ≤ PMTU, WRITE total against the RETH DMA length, DMA
-//!   length ≤ 2^31, atomic VA 8-byte aligned: invalid request); rkey, PD,
+//!   rxe, or none with [`Config::silent_after_rnr_nak`]); length
+//!   (FIRST/MIDDLE exactly PMTU, LAST 1..=PMTU, ONLY ≤ PMTU, WRITE total
+//!   against the RETH DMA length, DMA length ≤ 2^31, atomic VA 8-byte
+//!   aligned: invalid request); rkey, PD,
 //!   access and bounds through `roce_wire::mr::check` on the whole RETH
 //!   range at a WRITE's first packet (zero length checks nothing): remote
 //!   access error. Then execution: SEND into the receive WQE's scatter list
@@ -116,6 +117,28 @@
 //! - **Drops**: wrong DestQP, a QP state that takes no packets, P_Key
 //!   mismatch, another transport's opcode, headers that do not match the
 //!   opcode: dropped and counted, nothing written.
+//!
+//! # Choices where IBTA leaves room (or rxe differs)
+//! - READ response data is read from memory when each response packet is
+//!   built (as rxe and a hardware responder do), so a later WRITE may be
+//!   seen by an earlier READ unless the requester fences; a replayed READ
+//!   reads memory again. Retransmitted requests re-read their source
+//!   buffers (verbs forbid changing them before completion).
+//! - Atomic operands are little-endian 64-bit words in memory.
+//! - `retry_cnt` = 7 means seven retries (rxe retries forever); only
+//!   `rnr_retry` = 7 is forever (DESIGN §8).
+//! - A SEND with invalidate whose key cannot be invalidated is answered
+//!   with an invalid-request NAK (rxe completes the receive in error
+//!   without a NAK).
+//! - A duplicate READ must lie inside the original request's range (rxe
+//!   narrows the range to the last duplicate's).
+//!
+//! # Not modelled
+//! Shared receive queues, memory windows, RD and XRC, end-to-end credits
+//! (ACKs carry code 31 and the requester ignores credits), alternate paths
+//! and APM, the GRH of UD receives and the source address in UD
+//! completions, unsignaled completions, congestion reaction to CNPs
+//! (counted only).
 
 #![no_std]
 #![deny(unsafe_code)]
