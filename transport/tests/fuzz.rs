@@ -12,6 +12,21 @@ use roce_wire::{
     LocalAckTimeout, NakCode, Opcode, RethRepr, RnrTimer, Syndrome,
 };
 
+/// `ROCE_SEED` (decimal or 0x-hex) when set, else `default`.
+fn seed_from_env(default: u64) -> u64 {
+    match std::env::var("ROCE_SEED") {
+        Ok(s) => {
+            let s = s.trim();
+            match s.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h, 16),
+                None => s.parse(),
+            }
+            .expect("ROCE_SEED is a number")
+        }
+        Err(_) => default,
+    }
+}
+
 struct Rng(u64);
 
 impl Rng {
@@ -81,10 +96,7 @@ fn a_million_random_and_mutated_packets() {
 }
 
 fn fuzz(n: u64) {
-    let seed = std::env::var("ROCE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0xf022);
+    let seed = seed_from_env(0xf022);
     let n: u64 = std::env::var("ROCE_FUZZ_PACKETS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -343,10 +355,7 @@ fn fuzz(n: u64) {
 /// allows none; a QP that goes to Error is brought up again.
 #[test]
 fn mutated_real_traffic() {
-    let seed = std::env::var("ROCE_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x3017);
+    let seed = seed_from_env(0x3017);
     eprintln!("mutated_real_traffic: seed {seed:#x}");
     let mut rng = Rng(seed);
     let mut attrs = [attr(QpType::Rc, QPNS[0]), attr(QpType::Rc, PEER)];
