@@ -70,8 +70,8 @@ use AttrMask as A;
 
 fn reset_to_init(t: QpType) -> Rule {
     let required = match t {
-        QpType::Ud => bits(&[A::QpType, A::PkeyIndex, A::Qkey]),
-        QpType::Rc | QpType::Uc => bits(&[A::QpType, A::PkeyIndex, A::AccessFlags]),
+        QpType::Ud => bits(&[A::QpType, A::Pd, A::PkeyIndex, A::Qkey]),
+        QpType::Rc | QpType::Uc => bits(&[A::QpType, A::Pd, A::PkeyIndex, A::AccessFlags]),
     };
     Rule {
         required,
@@ -228,6 +228,7 @@ pub struct Request {
     pub sq_psn: u32,
     pub max_dest_rd_atomic: u32,
     pub dest_qpn: u32,
+    pub pd: u32,
 }
 
 impl Request {
@@ -261,6 +262,7 @@ impl Request {
             sq_psn: r.read32(mbox::sq_psn::ADDR),
             max_dest_rd_atomic: r.read32(mbox::max_dest_rd_atomic::ADDR),
             dest_qpn: r.read32(mbox::dest_qpn::ADDR),
+            pd: r.read32(mbox::pd::ADDR),
         }
     }
 
@@ -292,6 +294,7 @@ impl Request {
             (mbox::sq_psn::ADDR, self.sq_psn),
             (mbox::max_dest_rd_atomic::ADDR, self.max_dest_rd_atomic),
             (mbox::dest_qpn::ADDR, self.dest_qpn),
+            (mbox::pd::ADDR, self.pd),
         ];
         for (addr, value) in words {
             r.write32(addr, value);
@@ -442,6 +445,9 @@ fn check_values<R: Regs>(r: &mut R, req: &Request, limits: &Limits) -> Result<()
             ResultCode::BadDestQpn,
         )?;
     }
+    if has(A::Pd) {
+        ensure(req.pd <= mbox::pd::PD.max(), ResultCode::BadPd)?;
+    }
     Ok(())
 }
 
@@ -546,6 +552,9 @@ pub fn apply<R: Regs>(r: &mut R, req: &Request, plan: &Plan) {
     }
     if has(A::RqPsn) {
         r.write32(ctx(qp::rq_psn::REG, n), qp::rq_psn::PSN.val(req.rq_psn));
+    }
+    if has(A::Pd) {
+        r.write32(ctx(qp::pd::REG, n), qp::pd::PD.val(req.pd));
     }
     let state =
         qp::state::STATE.val(plan.target.value()) | qp::state::TYPE.val(plan.qp_type.value());

@@ -37,14 +37,14 @@ const TABLE: &[Row] = &[
         cur: S::Reset,
         target: S::Init,
         types: RCUC,
-        req: &[A::QpType, A::PkeyIndex, A::AccessFlags],
+        req: &[A::QpType, A::Pd, A::PkeyIndex, A::AccessFlags],
         opt: &[],
     },
     Row {
         cur: S::Reset,
         target: S::Init,
         types: UD,
-        req: &[A::QpType, A::PkeyIndex, A::Qkey],
+        req: &[A::QpType, A::Pd, A::PkeyIndex, A::Qkey],
         opt: &[],
     },
     Row {
@@ -253,6 +253,7 @@ fn valid(qpn: u32, target: S, t: T, mask: u32) -> Request {
         sq_psn: 0xff_ffff,
         max_dest_rd_atomic: 1,
         dest_qpn: 0xff_ffff,
+        pd: 0xffff,
     }
 }
 
@@ -373,6 +374,9 @@ fn expected_ctx(
     }
     if has(A::DestQpn) {
         set("dest_qpn.QPN", req.dest_qpn);
+    }
+    if has(A::Pd) {
+        set("pd.PD", req.pd);
     }
     set("state.STATE", target.value());
     set("state.TYPE", t.value());
@@ -512,7 +516,7 @@ const RC_RTS: &[A] = &[
     A::SqPsn,
     A::MaxRdAtomic,
 ];
-const RC_INIT: &[A] = &[A::QpType, A::PkeyIndex, A::AccessFlags];
+const RC_INIT: &[A] = &[A::QpType, A::Pd, A::PkeyIndex, A::AccessFlags];
 
 const ILLEGAL: &[Case] = &[
     (
@@ -556,12 +560,12 @@ const ILLEGAL: &[Case] = &[
         R::UnknownMaskBit,
     ),
     (
-        "mask bit 30",
+        "mask bit 29",
         S::Rts,
         T::Rc,
         |r, _| {
             st(r, S::Error, &[]);
-            r.mask |= 1 << 30
+            r.mask |= 1 << 29
         },
         R::UnknownMaskBit,
     ),
@@ -715,14 +719,21 @@ const ILLEGAL: &[Case] = &[
         "Reset -> Init without access flags",
         S::Reset,
         T::Rc,
-        |r, _| st(r, S::Init, &[A::QpType, A::PkeyIndex]),
+        |r, _| st(r, S::Init, &[A::QpType, A::Pd, A::PkeyIndex]),
+        R::MissingAttr,
+    ),
+    (
+        "Reset -> Init without PD",
+        S::Reset,
+        T::Uc,
+        |r, _| st(r, S::Init, &[A::QpType, A::PkeyIndex, A::AccessFlags]),
         R::MissingAttr,
     ),
     (
         "Reset -> Init without QP type",
         S::Reset,
         T::Rc,
-        |r, _| st(r, S::Init, &[A::PkeyIndex, A::AccessFlags]),
+        |r, _| st(r, S::Init, &[A::Pd, A::PkeyIndex, A::AccessFlags]),
         R::MissingAttr,
     ),
     (
@@ -793,6 +804,13 @@ const ILLEGAL: &[Case] = &[
         S::Init,
         T::Rc,
         |r, _| st(r, S::Init, &[A::QpType]),
+        R::DisallowedAttr,
+    ),
+    (
+        "Init -> Init with PD",
+        S::Init,
+        T::Ud,
+        |r, _| st(r, S::Init, &[A::Pd]),
         R::DisallowedAttr,
     ),
     (
@@ -1038,6 +1056,16 @@ const ILLEGAL: &[Case] = &[
         },
         R::BadDestQpn,
     ),
+    (
+        "pd 2^16",
+        S::Reset,
+        T::Rc,
+        |r, _| {
+            st(r, S::Init, RC_INIT);
+            r.pd = 1 << 16
+        },
+        R::BadPd,
+    ),
 ];
 
 #[test]
@@ -1265,6 +1293,7 @@ fn random_commands_always_complete_and_rejections_change_nothing() {
             sq_psn: rng.word(),
             max_dest_rd_atomic: rng.word(),
             dest_qpn: rng.word(),
+            pd: rng.word(),
         };
         let op = if i % 50 == 0 {
             rng.word()

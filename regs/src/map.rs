@@ -319,6 +319,11 @@ register_map! {
             /// Remote QPN.
             QPN [0, QPN_BITS] = 0,
         }
+        /// Protection domain (`AttrMask::Pd`, Reset to Init only).
+        pd (0x78): RW {
+            /// PD number (`MR_PD_BITS` bits).
+            PD [0, MR_PD_BITS] = 0,
+        }
     }
 
     /// Per-reason counters (32 bits, wrapping): `counter[i]` counts
@@ -521,6 +526,11 @@ register_map! {
         dmac_lo (QP_CTX_OFFSET + 0x28, [QP_COUNT; QP_STRIDE]): RW {
             /// MAC bytes 2..6.
             MAC [0, 32] = 0,
+        }
+        /// Protection domain: memory regions the QP reaches must be in it.
+        pd (QP_CTX_OFFSET + 0x2C, [QP_COUNT; QP_STRIDE]): RW {
+            /// PD number (`MR_PD_BITS` bits).
+            PD [0, MR_PD_BITS] = 0,
         }
         /// Destination GID bytes 0..4.
         dgid_w0 (QP_CTX_OFFSET + 0x30, [QP_COUNT; QP_STRIDE]): RW {

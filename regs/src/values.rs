@@ -41,8 +41,9 @@ value_enum! {
 value_enum! {
     /// Attribute-mask bits of a modify-QP command: which attributes the
     /// mailbox carries. Bit positions are Linux's `enum ib_qp_attr_mask`,
-    /// so a host driver passes its mask through; `QP_TYPE` (bit 31) is ours
-    /// (there is no create-QP command: the type is set on Reset to Init).
+    /// so a host driver passes its mask through; `QP_TYPE` (bit 31) and `PD`
+    /// (bit 30) are ours (there is no create-QP command: the type and the
+    /// protection domain are set on Reset to Init).
     /// Linux bits not listed (PORT, ALT_PATH, PATH_MIG_STATE, CAP,
     /// EN_SQD_ASYNC_NOTIFY, ...) are not supported: one port, no automatic
     /// path migration.
@@ -79,6 +80,9 @@ value_enum! {
         MaxDestRdAtomic = 1 << 17 => "max-dest-rd-atomic",
         /// `mbox.dest_qpn`.
         DestQpn = 1 << 20 => "dest-qpn",
+        /// `mbox.pd` (Reset to Init only; required there: Linux sets a
+        /// QP's PD at creation, and the responder checks R_Keys against it).
+        Pd = 1 << 30 => "pd",
         /// `mbox.qp_type` (Reset to Init only).
         QpType = 1 << 31 => "qp-type",
     }
@@ -179,6 +183,8 @@ value_enum! {
         BadMinRnrTimer = 24 => "bad-min-rnr-timer",
         /// `dest_qpn` does not fit 24 bits.
         BadDestQpn = 25 => "bad-dest-qpn",
+        /// `pd` does not fit `MR_PD_BITS`.
+        BadPd = 26 => "bad-pd",
     }
 }
 

@@ -196,6 +196,9 @@ struct BringupArgs {
     /// `--mtu` above it is rejected by the firmware.
     #[arg(long, value_parser = mtu)]
     pmtu_cap: Option<u32>,
+    /// Protection domain (set on Reset to Init).
+    #[arg(long, default_value = "1", value_parser = num_max(roce_regs::qp::pd::PD.max()))]
+    pd: u32,
     /// RNR retry count (7 = forever).
     #[arg(long, default_value = "7", value_parser = num_max(roce_regs::qp::timers::RNR_RETRY.max()))]
     rnr_retry: u32,
@@ -610,6 +613,7 @@ fn bringup(a: &BringupArgs) -> ExitCode {
         retry_cnt: a.retry_cnt,
         rnr_retry: a.rnr_retry,
         max_rd_atomic: a.max_rd_atomic,
+        pd: a.pd,
     };
     let (ram, entry, from) = match &a.elf {
         Some(p) => {

@@ -593,9 +593,10 @@ mod cosim {
             let before = table(&mut b);
             let init = Request {
                 qpn: q,
-                mask: mask(&[A::State, A::QpType, A::PkeyIndex, A::AccessFlags]),
+                mask: mask(&[A::State, A::QpType, A::Pd, A::PkeyIndex, A::AccessFlags]),
                 qp_state: QpState::Init.value(),
                 qp_type: QpType::Rc.value(),
+                pd: b.rng.next_u32() & roce_regs::qp::pd::PD.max(),
                 pkey_index: b.rng.below(roce_regs::PKEY_COUNT as u64) as u32,
                 access_flags: flags(&[AccessFlag::RemoteWrite, AccessFlag::RemoteRead]),
                 ..Request::default()
@@ -606,6 +607,7 @@ mod cosim {
             assert_eq!(c[&("state", state::TYPE.name)], QpType::Rc.value());
             assert_eq!(c[&("path", path::PKEY_INDEX.name)], init.pkey_index);
             assert_eq!(c[&("access", access::FLAGS.name)], init.access_flags);
+            assert_eq!(c[&("pd", roce_regs::qp::pd::PD.name)], init.pd);
             let rtr = Request {
                 qpn: q,
                 mask: mask(&[
@@ -698,7 +700,7 @@ mod cosim {
         // Bring the QP to Init first: some faults need a QP past Reset.
         let init = Request {
             qpn: q,
-            mask: mask(&[A::State, A::QpType, A::PkeyIndex, A::AccessFlags]),
+            mask: mask(&[A::State, A::QpType, A::Pd, A::PkeyIndex, A::AccessFlags]),
             qp_state: QpState::Init.value(),
             qp_type: QpType::Rc.value(),
             ..Request::default()

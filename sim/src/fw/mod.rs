@@ -210,6 +210,7 @@ pub struct BringUp {
     pub retry_cnt: u32,
     pub rnr_retry: u32,
     pub max_rd_atomic: u32,
+    pub pd: u32,
 }
 
 impl BringUp {
@@ -233,6 +234,7 @@ impl BringUp {
             pkey_index: self.pkey_index,
             access_flags: self.access_flags,
             qkey: self.qkey,
+            pd: self.pd,
             ..Request::default()
         };
         let dgid: [u32; 4] = std::array::from_fn(|i| {

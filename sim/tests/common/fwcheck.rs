@@ -102,6 +102,7 @@ pub fn random_bringup(rng: &mut Rng, qpn: u32, qp_type: QpType) -> BringUp {
         .filter(|_| rng.chance(500))
         .fold(0, |m, f| m | f.value()),
         qkey: rng.next_u32(),
+        pd: rng.next_u32() & roce_regs::qp::pd::PD.max(),
         sgid_index: rng.below(roce_regs::GID_COUNT as u64) as u32,
         dmac,
         dgid,
@@ -156,6 +157,7 @@ pub fn bring_up<S: Softcore>(s: &mut S, rng: &mut Rng, qps: usize) -> Vec<(&'sta
         assert_eq!(c[&("state", state::STATE.name)], QpState::Rts.value());
         assert_eq!(c[&("state", state::TYPE.name)], b.qp_type.value());
         assert_eq!(c[&("sq_psn", sq_psn::PSN.name)], b.sq_psn);
+        assert_eq!(c[&("pd", roce_regs::qp::pd::PD.name)], b.pd);
         if b.qp_type != QpType::Ud {
             assert_eq!(c[&("dest_qpn", dest_qpn::QPN.name)], b.dest_qpn);
             assert_eq!(c[&("rq_psn", rq_psn::PSN.name)], b.rq_psn);
