@@ -16,28 +16,8 @@ use roce_wire::{EthernetRepr, Frame, IpRepr, Ipv4Repr, LocalAckTimeout, RnrTimer
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// SplitMix64: every random choice of a run derives from its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        ((self.next() as u128 * n as u128) >> 64) as u64
-    }
-    /// True with probability `ppm` per million.
-    fn ppm(&mut self, ppm: u32) -> bool {
-        self.below(1_000_000) < ppm as u64
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
+mod common;
+use common::{seed_from_env, Rng};
 
 /// Memory that counts writes per physical byte.
 struct Tracked {
@@ -678,20 +658,6 @@ fn run(seed: u64, per_verb: u64, faults: Faults) -> Totals {
         );
     }
     t
-}
-
-fn seed_from_env(default: u64) -> u64 {
-    match std::env::var("ROCE_SEED") {
-        Ok(s) => {
-            let s = s.trim();
-            match s.strip_prefix("0x") {
-                Some(h) => u64::from_str_radix(h, 16),
-                None => s.parse(),
-            }
-            .expect("ROCE_SEED is a number")
-        }
-        Err(_) => default,
-    }
 }
 
 const FAULTS: Faults = Faults {
