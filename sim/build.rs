@@ -48,6 +48,9 @@ const MODELS: &[(&str, usize, Variant)] = &[
     // mr_ctrl (csr + mr_tlb): the "width" is the MR-table size, as mr_tlb.
     ("mr_ctrl", 64, Variant::Fast),
     ("mr_ctrl", 4096, Variant::Fast),
+    // qp_timers: the "width" is the number of timer entries.
+    ("qp_timers", 128, Variant::Fast),
+    ("qp_timers", 2048, Variant::Fast),
 ];
 
 fn main() {

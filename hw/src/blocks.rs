@@ -6,6 +6,7 @@ use crate::crc32::Crc32;
 use crate::csr::{CsrDefault, CsrSmall, QpStore};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
+use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
 use crate::roce_rx::RoceRx;
 use crate::roce_tx::RoceTx;
 use crate::stream::SUPPORTED_WIDTHS;
@@ -81,7 +82,19 @@ pub const BLOCKS: &[BlockSpec] = &[
                   'width' = MR entries as mr_tlb (256 QP contexts)",
         widths: &MR_TLB_SIZES,
     },
+    BlockSpec {
+        name: "qp_timers",
+        summary: "transport timers (ACK timeout, RNR wait) for every QP: deadlines in \
+                  block RAM banks scanned several per cycle, expiries queued; \
+                  'width' = timer entries: 2048 default build (1024 QPs x 2), \
+                  128 small test build",
+        widths: &QP_TIMERS_SIZES,
+    },
 ];
+
+/// The `qp_timers` builds, selected by the catalogue's size argument: timer
+/// entries.
+pub const QP_TIMERS_SIZES: [usize; 2] = [128, 2048];
 
 /// The `csr` builds, selected by the catalogue's size argument: QP contexts.
 pub const CSR_SIZES: [usize; 1] = [roce_regs::QP_COUNT as usize];
@@ -245,6 +258,30 @@ fn mr_ctrl(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
     }
 }
 
+/// `qp_timers` Verilog (`size` entries), no fixed latency, parameters.
+fn qp_timers(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    macro_rules! build {
+        ($t:ty, $tick:expr) => {
+            (
+                emit(<$t>::new($tick)),
+                None,
+                vec![
+                    ("W", size as u64),
+                    ("ENTRIES", <$t>::ENTRIES as u64),
+                    ("LANES", <$t>::LANES as u64),
+                    ("SCAN_CYCLES", <$t>::SCAN_CYCLES as u64),
+                    ("TICK_CYCLES", $tick as u64),
+                ],
+            )
+        };
+    }
+    match size {
+        128 => build!(QpTimersSmall, SMALL_TICK),
+        2048 => build!(QpTimersDefault, DEFAULT_TICK),
+        _ => unreachable!("size checked against the block's spec"),
+    }
+}
+
 /// `csr` Verilog (N = `size` contexts, the datapath copy in `store`), AXI
 /// read latency and parameters.
 fn csr(size: usize, store: QpStore) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
@@ -318,6 +355,7 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "csr" => csr(width, CsrDefault::DEFAULT_STORE),
         "csr_bram" => csr(width, QpStore::Bram),
         "csr_lutram" => csr(width, QpStore::Lutram),
+        "qp_timers" => qp_timers(width),
         other => unreachable!("block {other} listed without a generator"),
     };
     let top = format!("{}_w{}", spec.name, width);
