@@ -395,6 +395,32 @@ fn psn_compare_vectors() {
             b.free_all();
         }
     }
+    // A list whose PSNs straddle the point half the space away from the
+    // command's: a replay starts at the first packet not before it and
+    // sends everything after (even packets "before" it), an ACK stops at
+    // the first packet not before it.
+    for &p in &bases {
+        for e in [-1i64, 0, 1, 2] {
+            let q = 61;
+            for i in 0..6 {
+                store(&mut b, q, Psn::new(p).add(i).value(), 9);
+            }
+            b.drain(10_000);
+            let c = Psn::new(p).add((3 + h as i64 + e) as u32).value();
+            let r0 = b.stats.replayed;
+            b.push(Op::Replay(q, c));
+            b.drain(10_000);
+            let n = b.stats.replayed - r0;
+            let first_not_before = (0..6)
+                .position(|i| !Psn::new(p).add(i).is_before(Psn::new(c)))
+                .map_or(0, |i| 6 - i);
+            assert_eq!(n as usize, first_not_before, "p {p:#x} replay {c:#x}");
+            b.push(Op::Ack(q, c));
+            b.drain(10_000);
+            b.check_quiet();
+            b.free_all();
+        }
+    }
     assert_eq!(b.model.counters.replayed, b.stats.replayed as u32);
 }
 
