@@ -37,7 +37,7 @@
 //! Ports, pipeline, latency and resources: docs/ARCHITECTURE.md,
 //! "retx_buf".
 
-use crate::bram::Bram;
+use crate::bram::{Bram, BramOutReg};
 use crate::fifo::{FifoLane, SyncFifo};
 use crate::prim::Counter32;
 use crate::stream::{check_width, StreamIn, StreamOut};
@@ -55,19 +55,28 @@ enum Ctl {
     Init,
     /// Pick the next operation (a command, else a link).
     Idle,
+    /// Link: the QP entry moves to the QP RAMs' output registers.
+    LinkWait,
     /// Link: the QP entry is read; append the slot.
     LinkQp,
-    /// ACK: the QP entry is read.
+    /// ACK: the QP entry moves to the output registers.
+    AckWait,
+    /// ACK: the QP entry is read; read the head slot.
     AckQp,
-    /// ACK: read the slot at `c_cur`.
-    AckRd,
-    /// ACK: the slot is read; free it or stop.
+    /// ACK: the head slot is read: compare its PSN (registered), read the
+    /// next slot.
+    AckCmp,
+    /// ACK: free the slot at `c_cur` or stop, while the next slot's PSN is
+    /// compared and the one after it read (one slot per cycle).
     AckChk,
-    /// Replay: the QP entry is read.
+    /// Replay: the QP entry moves to the output registers.
+    RepWait,
+    /// Replay: the QP entry is read; read the head slot.
     RepQp,
-    /// Replay: read the slot at `c_cur`.
-    RepRd,
-    /// Replay: the slot is read; queue it (or skip it) and go on.
+    /// Replay: the head slot is read: compare, read the next slot.
+    RepCmp,
+    /// Replay: queue the slot at `c_cur` (or skip it) and go on, as
+    /// `AckChk`; holds while the output queues are full.
     RepChk,
 }
 
@@ -130,14 +139,14 @@ pub struct RetxBuf<
     pub cnt_empty: Signal<Out, Bits<32>>,
 
     // Storage.
-    payload: Bram<Bits<W>, AB>,
+    payload: BramOutReg<Bits<W>, AB>,
     sl_psn: Bram<Bits<PSN_BITS>, A>,
     sl_len: Bram<Bits<LEN_BITS>, A>,
     sl_meta: Bram<Bits<D>, A>,
     sl_next: Bram<Bits<A>, A>,
-    qp_valid: Bram<Bit, Q>,
-    qp_head: Bram<Bits<A>, Q>,
-    qp_tail: Bram<Bits<A>, Q>,
+    qp_valid: BramOutReg<Bit, Q>,
+    qp_head: BramOutReg<Bits<A>, Q>,
+    qp_tail: BramOutReg<Bits<A>, Q>,
     free: SyncFifo<Bits<A>, A, AP1>,
     // Store: accepted headers (slot; QP, refused, has payload beside).
     hfifo: SyncFifo<Bits<A>, 2, 3>,
@@ -193,6 +202,13 @@ pub struct RetxBuf<
     c_tail: DFF<Bits<A>>,
     c_started: DFF<Bit>,
     jobs_out: DFF<Bits<4>>,
+    // The walk's compare stage: the slot at `c_cur` as it was read (PSN
+    // compare, next pointer, fields), registered.
+    before_q: DFF<Bit>,
+    nxt_q: DFF<Bits<A>>,
+    d_psn: DFF<Bits<PSN_BITS>>,
+    d_len: DFF<Bits<LEN_BITS>>,
+    d_meta: DFF<Bits<D>>,
     // Payload reader.
     rd_active: DFF<Bit>,
     rd_slot: DFF<Bits<A>>,
@@ -202,6 +218,9 @@ pub struct RetxBuf<
     r_valid: DFF<Bit>,
     r_keep: DFF<Bits<K>>,
     r_last: DFF<Bit>,
+    r2_valid: DFF<Bit>,
+    r2_keep: DFF<Bits<K>>,
+    r2_last: DFF<Bit>,
     ob_cnt: DFF<Bits<4>>,
 
     // Constants.
@@ -231,6 +250,9 @@ pub struct RetxBuf<
     pdiff: Signal<Local, Bits<PSN_BITS>>,
     psn_before: Signal<Local, Bit>,
     incl: Signal<Local, Bit>,
+    stall: Signal<Local, Bit>,
+    load_cmp: Signal<Local, Bit>,
+    at_tail: Signal<Local, Bit>,
     push_job: Signal<Local, Bit>,
     job_done: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
@@ -315,14 +337,14 @@ impl<
             cnt_replayed: Default::default(),
             cnt_refused: Default::default(),
             cnt_empty: Default::default(),
-            payload: Bram::new(),
-            sl_psn: Bram::new(),
-            sl_len: Bram::new(),
-            sl_meta: Bram::new(),
-            sl_next: Bram::new(),
-            qp_valid: Bram::new(),
-            qp_head: Bram::new(),
-            qp_tail: Bram::new(),
+            payload: BramOutReg::new(),
+            sl_psn: slot_ram::<Bits<PSN_BITS>, A>(),
+            sl_len: slot_ram::<Bits<LEN_BITS>, A>(),
+            sl_meta: slot_ram::<Bits<D>, A>(),
+            sl_next: slot_ram::<Bits<A>, A>(),
+            qp_valid: BramOutReg::new(),
+            qp_head: BramOutReg::new(),
+            qp_tail: BramOutReg::new(),
             free: SyncFifo::new(),
             hfifo: SyncFifo::new(),
             h_qpn: FifoLane::new(),
@@ -368,6 +390,11 @@ impl<
             c_tail: Default::default(),
             c_started: Default::default(),
             jobs_out: Default::default(),
+            before_q: Default::default(),
+            nxt_q: Default::default(),
+            d_psn: Default::default(),
+            d_len: Default::default(),
+            d_meta: Default::default(),
             rd_active: Default::default(),
             rd_slot: Default::default(),
             rd_beat: Default::default(),
@@ -376,6 +403,9 @@ impl<
             r_valid: Default::default(),
             r_keep: Default::default(),
             r_last: Default::default(),
+            r2_valid: Default::default(),
+            r2_keep: Default::default(),
+            r2_last: Default::default(),
             ob_cnt: Default::default(),
             slot_bytes: Constant::new(((K << B) as u64).into()),
             bshift: Constant::new((B as u64).into()),
@@ -401,6 +431,9 @@ impl<
             pdiff: Default::default(),
             psn_before: Default::default(),
             incl: Default::default(),
+            stall: Default::default(),
+            load_cmp: Default::default(),
+            at_tail: Default::default(),
             push_job: Default::default(),
             job_done: Default::default(),
             issue: Default::default(),
@@ -409,6 +442,17 @@ impl<
             jlen_m1: Default::default(),
             pop: Default::default(),
         }
+    }
+}
+
+/// A slot-table RAM: LUT RAM with a registered read up to 128 slots (its
+/// read feeds the walk's PSN compare, which a block RAM's clock-to-out
+/// would slow), block RAM above.
+fn slot_ram<T: Synth, const A: usize>() -> Bram<T, A> {
+    if A <= 7 {
+        Bram::distributed()
+    } else {
+        Bram::new()
     }
 }
 
@@ -444,8 +488,9 @@ impl<
         dff_setup!(
             self, clock, beat, ovf, st_acc, st_done, free_cnt, ack_valid, ack_qpn, ack_psn,
             ack_snap, rep_valid, rep_qpn, rep_psn, rep_snap, rep_older, state, init_i, c_qpn,
-            c_psn, c_slot, c_cur, c_tail, c_started, jobs_out, rd_active, rd_slot, rd_beat,
-            rd_lastb, rd_keepl, r_valid, r_keep, r_last, ob_cnt
+            c_psn, c_slot, c_cur, c_tail, c_started, jobs_out, before_q, nxt_q, d_psn, d_len,
+            d_meta, rd_active, rd_slot, rd_beat, rd_lastb, rd_keepl, r_valid, r_keep, r_last,
+            r2_valid, r2_keep, r2_last, ob_cnt
         );
         clock!(
             self, clock, payload, sl_psn, sl_len, sl_meta, sl_next, qp_valid, qp_head, qp_tail,
@@ -668,6 +713,12 @@ impl<
         }
         self.qp_head.read_address.next = self.qp_valid.read_address.val();
         self.qp_tail.read_address.next = self.qp_valid.read_address.val();
+        // Free-running output registers: a read issued in `Idle` is on
+        // `read_data` in the state after the wait state.
+        self.qp_valid.output_enable.next = true;
+        self.qp_head.output_enable.next = true;
+        self.qp_tail.output_enable.next = true;
+        self.payload.output_enable.next = true;
         // QP table writes (defaults off).
         self.qp_valid.write_enable.next = false;
         self.qp_valid.write_address.next = self.c_qpn.q.val();
@@ -681,20 +732,43 @@ impl<
         self.sl_next.write_enable.next = false;
         self.sl_next.write_address.next = self.qp_tail.read_data.val();
         self.sl_next.write_data.next = self.c_slot.q.val();
-        // Slot table read port: the walk's slot.
-        self.sl_psn.read_enable.next =
-            (self.state.q.val() == Ctl::AckRd) | (self.state.q.val() == Ctl::RepRd);
-        self.sl_psn.read_address.next = self.c_cur.q.val();
+        // The walk, one slot a cycle: in `*Chk` the slot at `c_cur` is
+        // decided from registers (`before_q`, `nxt_q`, `d_*`), the slot at
+        // `nxt_q` is on the slot RAMs' outputs (compared and registered
+        // now), and the one after it is read (address from the RAM's
+        // registered `next`).
+        self.incl.next = self.c_started.q.val() | !self.before_q.q.val();
+        self.stall.next = (self.state.q.val() == Ctl::RepChk)
+            & self.incl.val()
+            & (self.ofifo.full.val() | self.jfifo.full.val());
+        self.at_tail.next = self.c_cur.q.val() == self.c_tail.q.val();
+        self.load_cmp.next = (self.state.q.val() == Ctl::AckCmp)
+            | (self.state.q.val() == Ctl::RepCmp)
+            | (self.state.q.val() == Ctl::AckChk)
+            | ((self.state.q.val() == Ctl::RepChk) & !self.stall.val());
+        if (self.state.q.val() == Ctl::AckQp) | (self.state.q.val() == Ctl::RepQp) {
+            self.sl_psn.read_enable.next = true;
+            self.sl_psn.read_address.next = self.qp_head.read_data.val();
+        } else {
+            self.sl_psn.read_enable.next = self.load_cmp.val();
+            self.sl_psn.read_address.next = self.sl_next.read_data.val();
+        }
         self.sl_len.read_enable.next = self.sl_psn.read_enable.val();
-        self.sl_len.read_address.next = self.c_cur.q.val();
+        self.sl_len.read_address.next = self.sl_psn.read_address.val();
         self.sl_meta.read_enable.next = self.sl_psn.read_enable.val();
-        self.sl_meta.read_address.next = self.c_cur.q.val();
+        self.sl_meta.read_address.next = self.sl_psn.read_address.val();
         self.sl_next.read_enable.next = self.sl_psn.read_enable.val();
-        self.sl_next.read_address.next = self.c_cur.q.val();
-        // PSN compare: the slot's PSN is before the command's.
+        self.sl_next.read_address.next = self.sl_psn.read_address.val();
+        // PSN compare, registered: the slot's PSN is before the command's.
         self.pdiff.next = self.sl_psn.read_data.val() - self.c_psn.q.val();
         self.psn_before.next = self.pdiff.val().get_bit(23);
-        self.incl.next = self.c_started.q.val() | !self.psn_before.val();
+        if self.load_cmp.val() {
+            self.before_q.d.next = self.psn_before.val();
+            self.nxt_q.d.next = self.sl_next.read_data.val();
+            self.d_psn.d.next = self.sl_psn.read_data.val();
+            self.d_len.d.next = self.sl_len.read_data.val();
+            self.d_meta.d.next = self.sl_meta.read_data.val();
+        }
         // Free FIFO pushes: the init sweep, then ACKs.
         self.free.write.next = false;
         self.free.data_in.next = self.c_cur.q.val();
@@ -715,16 +789,25 @@ impl<
             }
             Ctl::Idle => {
                 if self.go_ack.val() {
-                    self.state.d.next = Ctl::AckQp;
+                    self.state.d.next = Ctl::AckWait;
                 } else if self.go_rep.val() {
-                    self.state.d.next = Ctl::RepQp;
+                    self.state.d.next = Ctl::RepWait;
                 } else if self.go_link.val() {
                     if self.l_refused.data_out.val() {
                         self.st_done.d.next = self.st_done.q.val() + 1;
                     } else {
-                        self.state.d.next = Ctl::LinkQp;
+                        self.state.d.next = Ctl::LinkWait;
                     }
                 }
+            }
+            Ctl::LinkWait => {
+                self.state.d.next = Ctl::LinkQp;
+            }
+            Ctl::AckWait => {
+                self.state.d.next = Ctl::AckQp;
+            }
+            Ctl::RepWait => {
+                self.state.d.next = Ctl::RepQp;
             }
             Ctl::LinkQp => {
                 self.qp_valid.write_enable.next = true;
@@ -742,26 +825,25 @@ impl<
                 self.c_cur.d.next = self.qp_head.read_data.val();
                 self.c_tail.d.next = self.qp_tail.read_data.val();
                 if self.qp_valid.read_data.val() {
-                    self.state.d.next = Ctl::AckRd;
+                    self.state.d.next = Ctl::AckCmp;
                 } else {
                     self.c_empty.inc.next = true;
                     self.state.d.next = Ctl::Idle;
                 }
             }
-            Ctl::AckRd => {
+            Ctl::AckCmp => {
                 self.state.d.next = Ctl::AckChk;
             }
             Ctl::AckChk => {
-                if self.psn_before.val() {
+                if self.before_q.q.val() {
                     self.free.write.next = true;
                     self.c_freed.inc.next = true;
-                    if self.c_cur.q.val() == self.c_tail.q.val() {
+                    if self.at_tail.val() {
                         // The list is empty now.
                         self.qp_valid.write_enable.next = true;
                         self.state.d.next = Ctl::Idle;
                     } else {
-                        self.c_cur.d.next = self.sl_next.read_data.val();
-                        self.state.d.next = Ctl::AckRd;
+                        self.c_cur.d.next = self.nxt_q.q.val();
                     }
                 } else {
                     self.qp_head.write_enable.next = true;
@@ -773,38 +855,37 @@ impl<
                 self.c_tail.d.next = self.qp_tail.read_data.val();
                 self.c_started.d.next = false;
                 if self.qp_valid.read_data.val() {
-                    self.state.d.next = Ctl::RepRd;
+                    self.state.d.next = Ctl::RepCmp;
                 } else {
                     self.c_empty.inc.next = true;
                     self.state.d.next = Ctl::Idle;
                 }
             }
-            Ctl::RepRd => {
+            Ctl::RepCmp => {
                 self.state.d.next = Ctl::RepChk;
             }
             Ctl::RepChk => {
-                if !(self.incl.val() & (self.ofifo.full.val() | self.jfifo.full.val())) {
+                if !self.stall.val() {
                     if self.incl.val() {
                         self.push_job.next = true;
                         self.c_started.d.next = true;
                     }
-                    if self.c_cur.q.val() == self.c_tail.q.val() {
+                    if self.at_tail.val() {
                         self.state.d.next = Ctl::Idle;
                     } else {
-                        self.c_cur.d.next = self.sl_next.read_data.val();
-                        self.state.d.next = Ctl::RepRd;
+                        self.c_cur.d.next = self.nxt_q.q.val();
                     }
                 }
             }
         }
         self.ofifo.write.next = self.push_job.val();
-        self.ofifo.data_in.next = self.sl_psn.read_data.val();
-        self.o_len.data_in.next = self.sl_len.read_data.val();
-        self.o_meta.data_in.next = self.sl_meta.read_data.val();
+        self.ofifo.data_in.next = self.d_psn.q.val();
+        self.o_len.data_in.next = self.d_len.q.val();
+        self.o_meta.data_in.next = self.d_meta.q.val();
         self.o_qpn.data_in.next = self.c_qpn.q.val();
         self.jfifo.write.next = self.push_job.val();
         self.jfifo.data_in.next = self.c_cur.q.val();
-        self.j_len.data_in.next = self.sl_len.read_data.val();
+        self.j_len.data_in.next = self.d_len.q.val();
         self.c_replayed.inc.next = self.push_job.val();
         if self.free.write.val() & !self.free.read.val() {
             self.free_cnt.d.next = self.free_cnt.q.val() + 1;
@@ -838,6 +919,11 @@ impl<
             << self.bshift.val())
             | bit_cast::<AB, B>(self.rd_beat.q.val());
         self.r_valid.d.next = self.issue.val();
+        // The payload RAM's output register: a read is on `read_data` two
+        // edges after it is issued.
+        self.r2_valid.d.next = self.r_valid.q.val();
+        self.r2_keep.d.next = self.r_keep.q.val();
+        self.r2_last.d.next = self.r_last.q.val();
         if self.issue.val() {
             if self.rd_is_last.val() {
                 self.r_keep.d.next = self.rd_keepl.q.val();
@@ -864,10 +950,10 @@ impl<
         } else if self.job_done.val() & !self.push_job.val() {
             self.jobs_out.d.next = self.jobs_out.q.val() - 1;
         }
-        self.pfifo.write.next = self.r_valid.q.val();
+        self.pfifo.write.next = self.r2_valid.q.val();
         self.pfifo.data_in.next = self.payload.read_data.val();
-        self.p_keep.data_in.next = self.r_keep.q.val();
-        self.p_last.data_in.next = self.r_last.q.val();
+        self.p_keep.data_in.next = self.r2_keep.q.val();
+        self.p_last.data_in.next = self.r2_last.q.val();
         self.m_axis.tvalid.next = !self.pfifo.empty.val();
         self.m_axis.tdata.next = self.pfifo.data_out.val();
         self.m_axis.tkeep.next = self.p_keep.data_out.val();
@@ -908,6 +994,7 @@ impl<
             self.jobs_out.d.next = 0.into();
             self.rd_active.d.next = false;
             self.r_valid.d.next = false;
+            self.r2_valid.d.next = false;
             self.ob_cnt.d.next = 0.into();
         }
     }
