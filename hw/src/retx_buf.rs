@@ -55,10 +55,6 @@ enum Ctl {
     Init,
     /// Pick the next operation (a command, else a link).
     Idle,
-    /// Link: the QP entry moves to the QP RAMs' output registers.
-    LinkWait,
-    /// Link: the QP entry is read; append the slot.
-    LinkQp,
     /// ACK: the QP entry moves to the output registers.
     AckWait,
     /// ACK: the QP entry is read; read the head slot.
@@ -179,6 +175,8 @@ pub struct RetxBuf<
     beat: DFF<Bits<B>>,
     ovf: DFF<Bit>,
     st_acc: DFF<Bits<AP1>>,
+    /// Stores taken from the link queue (linked or in the link pipeline,
+    /// or refused).
     st_done: DFF<Bits<AP1>>,
     free_cnt: DFF<Bits<AP1>>,
     // Commands.
@@ -197,13 +195,28 @@ pub struct RetxBuf<
     init_i: DFF<Bits<Q>>,
     c_qpn: DFF<Bits<Q>>,
     c_psn: DFF<Bits<PSN_BITS>>,
-    c_slot: DFF<Bits<A>>,
     c_cur: DFF<Bits<A>>,
     c_tail: DFF<Bits<A>>,
     c_started: DFF<Bit>,
     jobs_out: DFF<Bits<4>>,
     // The walk's compare stage: the slot at `c_cur` as it was read (PSN
     // compare, next pointer, fields), registered.
+    // The link pipeline: W (the QP entry moves to the QP RAMs' output
+    // registers), X (append: write the QP entry and the old tail's next),
+    // and the links executed 1 and 2 cycles ago, whose writes the read of
+    // the link in X missed (forwarded).
+    lw_valid: DFF<Bit>,
+    lw_qpn: DFF<Bits<Q>>,
+    lw_slot: DFF<Bits<A>>,
+    lx_valid: DFF<Bit>,
+    lx_qpn: DFF<Bits<Q>>,
+    lx_slot: DFF<Bits<A>>,
+    x1_valid: DFF<Bit>,
+    x1_qpn: DFF<Bits<Q>>,
+    x1_slot: DFF<Bits<A>>,
+    x2_valid: DFF<Bit>,
+    x2_qpn: DFF<Bits<Q>>,
+    x2_slot: DFF<Bits<A>>,
     before_q: DFF<Bit>,
     nxt_q: DFF<Bits<A>>,
     d_psn: DFF<Bits<PSN_BITS>>,
@@ -251,6 +264,11 @@ pub struct RetxBuf<
     psn_before: Signal<Local, Bit>,
     incl: Signal<Local, Bit>,
     stall: Signal<Local, Bit>,
+    fwd1: Signal<Local, Bit>,
+    fwd2: Signal<Local, Bit>,
+    eff_valid: Signal<Local, Bit>,
+    eff_tail: Signal<Local, Bits<A>>,
+    links_idle: Signal<Local, Bit>,
     load_cmp: Signal<Local, Bit>,
     at_tail: Signal<Local, Bit>,
     push_job: Signal<Local, Bit>,
@@ -385,11 +403,22 @@ impl<
             init_i: Default::default(),
             c_qpn: Default::default(),
             c_psn: Default::default(),
-            c_slot: Default::default(),
             c_cur: Default::default(),
             c_tail: Default::default(),
             c_started: Default::default(),
             jobs_out: Default::default(),
+            lw_valid: Default::default(),
+            lw_qpn: Default::default(),
+            lw_slot: Default::default(),
+            lx_valid: Default::default(),
+            lx_qpn: Default::default(),
+            lx_slot: Default::default(),
+            x1_valid: Default::default(),
+            x1_qpn: Default::default(),
+            x1_slot: Default::default(),
+            x2_valid: Default::default(),
+            x2_qpn: Default::default(),
+            x2_slot: Default::default(),
             before_q: Default::default(),
             nxt_q: Default::default(),
             d_psn: Default::default(),
@@ -432,6 +461,11 @@ impl<
             psn_before: Default::default(),
             incl: Default::default(),
             stall: Default::default(),
+            fwd1: Default::default(),
+            fwd2: Default::default(),
+            eff_valid: Default::default(),
+            eff_tail: Default::default(),
+            links_idle: Default::default(),
             load_cmp: Default::default(),
             at_tail: Default::default(),
             push_job: Default::default(),
@@ -488,9 +522,10 @@ impl<
         dff_setup!(
             self, clock, beat, ovf, st_acc, st_done, free_cnt, ack_valid, ack_qpn, ack_psn,
             ack_snap, rep_valid, rep_qpn, rep_psn, rep_snap, rep_older, state, init_i, c_qpn,
-            c_psn, c_slot, c_cur, c_tail, c_started, jobs_out, before_q, nxt_q, d_psn, d_len,
-            d_meta, rd_active, rd_slot, rd_beat, rd_lastb, rd_keepl, r_valid, r_keep, r_last,
-            r2_valid, r2_keep, r2_last, ob_cnt
+            c_psn, c_cur, c_tail, c_started, jobs_out, lw_valid, lw_qpn, lw_slot, lx_valid, lx_qpn,
+            lx_slot, x1_valid, x1_qpn, x1_slot, x2_valid, x2_qpn, x2_slot, before_q, nxt_q, d_psn,
+            d_len, d_meta, rd_active, rd_slot, rd_beat, rd_lastb, rd_keepl, r_valid, r_keep,
+            r_last, r2_valid, r2_keep, r2_last, ob_cnt
         );
         clock!(
             self, clock, payload, sl_psn, sl_len, sl_meta, sl_next, qp_valid, qp_head, qp_tail,
@@ -670,14 +705,19 @@ impl<
         self.go_ack.next = false;
         self.go_rep.next = false;
         self.go_link.next = false;
+        // A command reads the QP table only after the links before it
+        // have written it.
+        self.links_idle.next = !self.lw_valid.q.val() & !self.lx_valid.q.val();
         if self.state.q.val() == Ctl::Idle {
             if self.ack_valid.q.val()
+                & self.links_idle.val()
                 & self.at_ack.val()
                 & !self.jobs_out.q.val().any()
                 & (!self.rep_valid.q.val() | !self.rep_older.q.val())
             {
                 self.go_ack.next = true;
             } else if self.rep_valid.q.val()
+                & self.links_idle.val()
                 & self.at_rep.val()
                 & (!self.ack_valid.q.val() | self.rep_older.q.val())
             {
@@ -706,10 +746,32 @@ impl<
             self.c_psn.d.next = self.rep_psn.q.val();
         } else {
             self.qp_valid.read_address.next = self.lfifo.data_out.val();
-            if self.go_link.val() {
-                self.c_qpn.d.next = self.lfifo.data_out.val();
-                self.c_slot.d.next = self.l_slot.data_out.val();
-            }
+        }
+        // The link pipeline.
+        self.lw_valid.d.next = self.go_link.val() & !self.l_refused.data_out.val();
+        self.lw_qpn.d.next = self.lfifo.data_out.val();
+        self.lw_slot.d.next = self.l_slot.data_out.val();
+        self.lx_valid.d.next = self.lw_valid.q.val();
+        self.lx_qpn.d.next = self.lw_qpn.q.val();
+        self.lx_slot.d.next = self.lw_slot.q.val();
+        self.x1_valid.d.next = self.lx_valid.q.val();
+        self.x1_qpn.d.next = self.lx_qpn.q.val();
+        self.x1_slot.d.next = self.lx_slot.q.val();
+        self.x2_valid.d.next = self.x1_valid.q.val();
+        self.x2_qpn.d.next = self.x1_qpn.q.val();
+        self.x2_slot.d.next = self.x1_slot.q.val();
+        self.fwd1.next = self.x1_valid.q.val() & (self.x1_qpn.q.val() == self.lx_qpn.q.val());
+        self.fwd2.next = self.x2_valid.q.val() & (self.x2_qpn.q.val() == self.lx_qpn.q.val());
+        self.eff_valid.next = self.fwd1.val() | self.fwd2.val() | self.qp_valid.read_data.val();
+        if self.fwd1.val() {
+            self.eff_tail.next = self.x1_slot.q.val();
+        } else if self.fwd2.val() {
+            self.eff_tail.next = self.x2_slot.q.val();
+        } else {
+            self.eff_tail.next = self.qp_tail.read_data.val();
+        }
+        if self.go_link.val() {
+            self.st_done.d.next = self.st_done.q.val() + 1;
         }
         self.qp_head.read_address.next = self.qp_valid.read_address.val();
         self.qp_tail.read_address.next = self.qp_valid.read_address.val();
@@ -728,10 +790,10 @@ impl<
         self.qp_head.write_data.next = self.c_cur.q.val();
         self.qp_tail.write_enable.next = false;
         self.qp_tail.write_address.next = self.c_qpn.q.val();
-        self.qp_tail.write_data.next = self.c_slot.q.val();
+        self.qp_tail.write_data.next = self.lx_slot.q.val();
         self.sl_next.write_enable.next = false;
-        self.sl_next.write_address.next = self.qp_tail.read_data.val();
-        self.sl_next.write_data.next = self.c_slot.q.val();
+        self.sl_next.write_address.next = self.eff_tail.val();
+        self.sl_next.write_data.next = self.lx_slot.q.val();
         // The walk, one slot a cycle: in `*Chk` the slot at `c_cur` is
         // decided from registers (`before_q`, `nxt_q`, `d_*`), the slot at
         // `nxt_q` is on the slot RAMs' outputs (compared and registered
@@ -792,34 +854,13 @@ impl<
                     self.state.d.next = Ctl::AckWait;
                 } else if self.go_rep.val() {
                     self.state.d.next = Ctl::RepWait;
-                } else if self.go_link.val() {
-                    if self.l_refused.data_out.val() {
-                        self.st_done.d.next = self.st_done.q.val() + 1;
-                    } else {
-                        self.state.d.next = Ctl::LinkWait;
-                    }
                 }
-            }
-            Ctl::LinkWait => {
-                self.state.d.next = Ctl::LinkQp;
             }
             Ctl::AckWait => {
                 self.state.d.next = Ctl::AckQp;
             }
             Ctl::RepWait => {
                 self.state.d.next = Ctl::RepQp;
-            }
-            Ctl::LinkQp => {
-                self.qp_valid.write_enable.next = true;
-                self.qp_valid.write_data.next = true;
-                self.qp_tail.write_enable.next = true;
-                // A new list starts at this slot; else it goes after the tail.
-                self.qp_head.write_enable.next = !self.qp_valid.read_data.val();
-                self.qp_head.write_data.next = self.c_slot.q.val();
-                self.sl_next.write_enable.next = self.qp_valid.read_data.val();
-                self.st_done.d.next = self.st_done.q.val() + 1;
-                self.c_stored.inc.next = true;
-                self.state.d.next = Ctl::Idle;
             }
             Ctl::AckQp => {
                 self.c_cur.d.next = self.qp_head.read_data.val();
@@ -877,6 +918,19 @@ impl<
                     }
                 }
             }
+        }
+        if self.lx_valid.q.val() {
+            self.qp_valid.write_enable.next = true;
+            self.qp_valid.write_address.next = self.lx_qpn.q.val();
+            self.qp_valid.write_data.next = true;
+            self.qp_tail.write_enable.next = true;
+            self.qp_tail.write_address.next = self.lx_qpn.q.val();
+            // A new list starts at this slot; else it goes after the tail.
+            self.qp_head.write_enable.next = !self.eff_valid.val();
+            self.qp_head.write_address.next = self.lx_qpn.q.val();
+            self.qp_head.write_data.next = self.lx_slot.q.val();
+            self.sl_next.write_enable.next = self.eff_valid.val();
+            self.c_stored.inc.next = true;
         }
         self.ofifo.write.next = self.push_job.val();
         self.ofifo.data_in.next = self.d_psn.q.val();
@@ -991,6 +1045,10 @@ impl<
             self.ack_valid.d.next = false;
             self.rep_valid.d.next = false;
             self.rep_older.d.next = false;
+            self.lw_valid.d.next = false;
+            self.lx_valid.d.next = false;
+            self.x1_valid.d.next = false;
+            self.x2_valid.d.next = false;
             self.jobs_out.d.next = 0.into();
             self.rd_active.d.next = false;
             self.r_valid.d.next = false;
