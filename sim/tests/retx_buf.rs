@@ -583,3 +583,53 @@ fn throughput_w64() {
 fn throughput_w512() {
     throughput(512);
 }
+
+/// Stores to a QP while it is being replayed (its output stalled 90 % of
+/// cycles): a store accepted before the replay is part of it, one accepted
+/// at the replay's edge or after is not (the model applies each cycle's
+/// replay before its store), and the next replay includes them all.
+#[test]
+fn store_during_replay() {
+    let seed = Rng::seed_from_env("store_during_replay", 0x5d5d);
+    for width in [64, 512] {
+        let mut b = Bench::new(
+            dut(width, false),
+            seed,
+            Pacing {
+                idle: 0,
+                stall: 900,
+            },
+        );
+        let k = b.lanes();
+        for i in 0..6 {
+            store(&mut b, 0, 100 + i, 3 * k);
+        }
+        b.drain(100_000);
+        let r0 = b.stats.replays;
+        b.push(Op::Replay(0, 100));
+        for i in 6..12 {
+            store(&mut b, 0, 100 + i, 2 * k + 1);
+        }
+        // Run until the replay is taken, then count the stores taken while
+        // its packets are still coming out.
+        while b.stats.replays == r0 {
+            b.cycle();
+        }
+        let s0 = b.stats.stores;
+        while b.expected() != (0, 0) {
+            b.cycle();
+        }
+        let during = b.stats.stores - s0;
+        assert!(during > 0, "no store was taken during the replay");
+        b.drain(100_000);
+        let before = b.stats.replayed;
+        b.push(Op::Replay(0, 100));
+        b.drain(100_000);
+        assert_eq!(
+            b.stats.replayed - before,
+            12,
+            "the second replay has every packet"
+        );
+        b.free_all();
+    }
+}
