@@ -51,6 +51,12 @@ const MODELS: &[(&str, usize, Variant)] = &[
     // qp_timers: the "width" is the number of timer entries.
     ("qp_timers", 128, Variant::Fast),
     ("qp_timers", 2048, Variant::Fast),
+    // retx_buf: the test build (64 QPs, 16 slots of 1024 bytes) at both
+    // ends of the width range, and the default build (1024 QPs, 64 slots
+    // of 4096 bytes) at 64 bits.
+    ("retx_buf_small", 64, Variant::Fast),
+    ("retx_buf_small", 512, Variant::Fast),
+    ("retx_buf", 64, Variant::Fast),
 ];
 
 fn main() {

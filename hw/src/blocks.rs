@@ -7,6 +7,9 @@ use crate::csr::{CsrDefault, CsrSmall, QpStore};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
+use crate::retx_buf::{
+    RetxBuf128, RetxBuf256, RetxBuf512, RetxBuf64, RetxBufSmall512, RetxBufSmall64,
+};
 use crate::roce_rx::RoceRx;
 use crate::roce_tx::RoceTx;
 use crate::stream::SUPPORTED_WIDTHS;
@@ -90,11 +93,26 @@ pub const BLOCKS: &[BlockSpec] = &[
                   128 small test build",
         widths: &QP_TIMERS_SIZES,
     },
+    BlockSpec {
+        name: "retx_buf",
+        summary: "requester retransmit buffer: shared pool of packet slots in block RAM, \
+                  per-QP lists, freed by cumulative ACKs, go-back-N replay; \
+                  1024 QPs, 64 slots of 4096 bytes, 128-bit descriptor",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "retx_buf_small",
+        summary: "retx_buf test build: 64 QPs, 16 slots of 1024 bytes, 64-bit descriptor",
+        widths: &RETX_SMALL_WIDTHS,
+    },
 ];
 
 /// The `qp_timers` builds, selected by the catalogue's size argument: timer
 /// entries.
 pub const QP_TIMERS_SIZES: [usize; 2] = [128, 2048];
+
+/// The `retx_buf_small` (test build) widths.
+pub const RETX_SMALL_WIDTHS: [usize; 2] = [64, 512];
 
 /// The `csr` builds, selected by the catalogue's size argument: QP contexts.
 pub const CSR_SIZES: [usize; 1] = [roce_regs::QP_COUNT as usize];
@@ -306,6 +324,36 @@ fn csr(size: usize, store: QpStore) -> (String, Option<usize>, Vec<(&'static str
     }
 }
 
+/// `retx_buf` Verilog and parameters; `small` selects the test build.
+fn retx_buf(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    macro_rules! build {
+        ($t:ty) => {
+            (
+                emit(<$t>::new()),
+                None,
+                vec![
+                    ("W", width as u64),
+                    ("K", width as u64 / 8),
+                    ("QPS", <$t>::QPS as u64),
+                    ("SLOTS", <$t>::SLOTS as u64),
+                    ("PMTU", <$t>::SLOT_BYTES as u64),
+                    ("META", <$t>::META_BITS as u64),
+                    ("INIT_CYCLES", <$t>::INIT_CYCLES as u64),
+                ],
+            )
+        };
+    }
+    match (width, small) {
+        (64, false) => build!(RetxBuf64),
+        (128, false) => build!(RetxBuf128),
+        (256, false) => build!(RetxBuf256),
+        (512, false) => build!(RetxBuf512),
+        (64, true) => build!(RetxBufSmall64),
+        (512, true) => build!(RetxBufSmall512),
+        _ => unreachable!("width checked against the block's spec"),
+    }
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -352,6 +400,8 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         }
         "mr_tlb" => mr_tlb(width),
         "mr_ctrl" => mr_ctrl(width),
+        "retx_buf" => retx_buf(width, false),
+        "retx_buf_small" => retx_buf(width, true),
         "csr" => csr(width, CsrDefault::DEFAULT_STORE),
         "csr_bram" => csr(width, QpStore::Bram),
         "csr_lutram" => csr(width, QpStore::Lutram),
@@ -453,6 +503,24 @@ mod tests {
         // The command port is internal.
         assert!(!g.ports.iter().any(|p| p.name.contains("cmd")));
         assert!(generate("mr_ctrl", 512).is_err());
+    }
+
+    #[test]
+    fn retx_buf_builds() {
+        let g = generate("retx_buf", 64).unwrap();
+        assert_eq!(g.top, "retx_buf_w64");
+        assert!(g.params.contains(&("QPS", 1024)) && g.params.contains(&("PMTU", 4096)));
+        assert!(g
+            .ports
+            .iter()
+            .any(|p| p.name == "s_pkt_qpn" && p.width == 10));
+        let g = generate("retx_buf_small", 512).unwrap();
+        assert!(g.params.contains(&("SLOTS", 16)) && g.params.contains(&("PMTU", 1024)));
+        assert!(g
+            .ports
+            .iter()
+            .any(|p| p.name == "m_axis$tdata" && p.width == 512));
+        assert!(generate("retx_buf_small", 128).is_err());
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //!   packet sink with random backpressure that checks the AXI-Stream rules.
 //! - [`model`]: the common model trait and `ROCE_TRACE` handling.
 //! - [`mr_model`]: the memory-region table model the `mr_tlb` block is checked against.
+//! - [`retx`]: the retransmit buffer's port trait, reference model and bench.
 //! - [`fw`]: the roce-fw ELF on a softcore model (ISS) over the Verilated
 //!   CSR block, and the host's side of the command mailbox.
 //! - [`capture`]: streaming pcap/pcapng input and the `roce-sim parse` pipeline.
@@ -47,6 +48,7 @@ pub mod fw;
 pub mod model;
 pub mod mr_model;
 pub mod replay;
+pub mod retx;
 pub mod rng;
 pub mod rx;
 pub mod traffic;
