@@ -48,6 +48,8 @@ const MODELS: &[(&str, usize, Variant)] = &[
     // mr_ctrl (csr + mr_tlb): the "width" is the MR-table size, as mr_tlb.
     ("mr_ctrl", 64, Variant::Fast),
     ("mr_ctrl", 4096, Variant::Fast),
+    // resp_chk: the "width" is the number of QPs (64: test build).
+    ("resp_chk", 64, Variant::Fast),
 ];
 
 fn main() {

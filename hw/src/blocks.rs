@@ -6,6 +6,7 @@ use crate::crc32::Crc32;
 use crate::csr::{CsrDefault, CsrSmall, QpStore};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
+use crate::resp_chk::{RespChkDefault, RespChkSmall};
 use crate::roce_rx::RoceRx;
 use crate::roce_tx::RoceTx;
 use crate::stream::SUPPORTED_WIDTHS;
@@ -81,7 +82,17 @@ pub const BLOCKS: &[BlockSpec] = &[
                   'width' = MR entries as mr_tlb (256 QP contexts)",
         widths: &MR_TLB_SIZES,
     },
+    BlockSpec {
+        name: "resp_chk",
+        summary: "RC responder header engine: QP/PSN/opcode-sequence/access/resource/length \
+                  checks in IBTA 9.7.5 order, per-QP state in block RAM, one command per \
+                  header; 'width' = QPs (1024 default build, 64 test build)",
+        widths: &RESP_CHK_SIZES,
+    },
 ];
+
+/// The `resp_chk` builds, selected by the catalogue's size argument: QPs.
+pub const RESP_CHK_SIZES: [usize; 2] = [64, 1024];
 
 /// The `csr` builds, selected by the catalogue's size argument: QP contexts.
 pub const CSR_SIZES: [usize; 1] = [roce_regs::QP_COUNT as usize];
@@ -269,6 +280,23 @@ fn csr(size: usize, store: QpStore) -> (String, Option<usize>, Vec<(&'static str
     }
 }
 
+/// `resp_chk` Verilog, latency and parameters (QPs).
+fn resp_chk(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    let params = vec![
+        ("W", size as u64),
+        ("QPS", size as u64),
+        ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
+        ("QP_READ_LATENCY", 2),
+        ("CMD_CAPACITY", crate::resp_chk::CMD_CAPACITY),
+    ];
+    let v = match size {
+        64 => emit(RespChkSmall::new()),
+        1024 => emit(RespChkDefault::new()),
+        _ => unreachable!("size checked against the block's spec"),
+    };
+    (v, Some(crate::resp_chk::LATENCY), params)
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -315,6 +343,7 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         }
         "mr_tlb" => mr_tlb(width),
         "mr_ctrl" => mr_ctrl(width),
+        "resp_chk" => resp_chk(width),
         "csr" => csr(width, CsrDefault::DEFAULT_STORE),
         "csr_bram" => csr(width, QpStore::Bram),
         "csr_lutram" => csr(width, QpStore::Lutram),
@@ -418,11 +447,36 @@ mod tests {
     }
 
     #[test]
+    fn resp_chk_sizes() {
+        let g = generate("resp_chk", 1024).unwrap();
+        assert_eq!(g.top, "resp_chk_w1024");
+        for (port, width) in [
+            ("qp_rd_addr", 10),
+            ("qp_rd_data", crate::csr::QP_CTX_BITS),
+            ("s_hdr_psn", 24),
+            ("m_cmd_va", 64),
+        ] {
+            assert!(
+                g.ports.iter().any(|p| p.name == port && p.width == width),
+                "{port}"
+            );
+        }
+        assert!(generate("resp_chk", 256).is_err());
+    }
+
+    #[test]
     fn every_block_generates_with_ports() {
-        for spec in BLOCKS
-            .iter()
-            .filter(|b| !["mr_tlb", "csr", "csr_bram", "csr_lutram", "mr_ctrl"].contains(&b.name))
-        {
+        for spec in BLOCKS.iter().filter(|b| {
+            ![
+                "mr_tlb",
+                "csr",
+                "csr_bram",
+                "csr_lutram",
+                "mr_ctrl",
+                "resp_chk",
+            ]
+            .contains(&b.name)
+        }) {
             let g = generate(spec.name, 64).unwrap();
             assert!(g.verilog.contains(&format!("module {}(", g.top)));
             assert!(!g.verilog.contains("module top"), "rename missed a module");

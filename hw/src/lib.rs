@@ -14,6 +14,7 @@ pub mod gf2;
 pub mod mr_ctrl;
 pub mod mr_tlb;
 pub mod prim;
+pub mod resp_chk;
 pub mod roce_rx;
 pub mod roce_tx;
 pub mod rx_prim;
