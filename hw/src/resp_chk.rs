@@ -72,6 +72,10 @@ pub const EV_INIT: u64 = 0;
 pub const EV_POST_RECV: u64 = 1;
 /// Modify to Reset: the whole state cleared (not live, no credits).
 pub const EV_CLEAR: u64 = 2;
+/// The QP moved to Error by someone else (the executor's remote access
+/// or operational error, the firmware's modify to Error): its packets are
+/// dropped from the next item on, its credits flushed.
+pub const EV_ERROR: u64 = 3;
 
 /// Commands the block holds (pipeline + output FIFO).
 pub const CMD_CAPACITY: u64 = 9;
@@ -801,12 +805,18 @@ impl<const Q: usize> Logic for RespChk<Q> {
                     self.ns.next.credits = self.st.val().credits
                         + bit_cast::<CREDIT_BITS, 16>(self.a2.q.val().ev_count);
                 }
-            } else {
+            } else if self.a2.q.val().ev_kind == 2 {
+                // EV_CLEAR
                 self.ns.next.live = false;
                 self.ns.next.err = false;
                 self.ns.next.credits = 0.into();
                 self.ns.next.cur = 0.into();
                 self.ns.next.nak_sent = false;
+            } else {
+                // EV_ERROR
+                self.ns.next.err = true;
+                self.ns.next.credits = 0.into();
+                self.ns.next.cur = 0.into();
             }
         } else {
             self.out.next = true;

@@ -42,6 +42,7 @@ const CMD_DROP: u64 = 4;
 const EV_INIT: u64 = 0;
 const EV_POST_RECV: u64 = 1;
 const EV_CLEAR: u64 = 2;
+const EV_ERROR: u64 = 3;
 
 /// The context packing of `csr::ctx_layout()`, walked here from the
 /// register map on its own: context registers in map order, fields in
@@ -425,6 +426,11 @@ impl World {
                     out.push(r);
                 }
                 Item::Ev { kind, qpn, count } if *kind == EV_POST_RECV => self.post(*qpn, *count),
+                Item::Ev { kind, qpn, .. } if *kind == EV_ERROR => {
+                    let qp = &mut self.qps[*qpn as usize];
+                    let a = *qp.attr();
+                    qp.modify(QpState::Error, &a).unwrap();
+                }
                 Item::SetCtx(n, c) => {
                     // Modify to Reset, then up again with the new context
                     // (the bench sends CLEAR and INIT next).
@@ -1080,6 +1086,38 @@ fn psn_compare_matches_psn_diff() {
     assert_eq!(hw.counters["duplicate"], 4 * e.len() as u32);
 }
 
+/// The executor (or the firmware) moves a QP to Error: its packets are
+/// dropped, receive credits posted meanwhile are flushed; after Reset and
+/// INIT it starts again without credits (RNR NAK).
+#[test]
+fn error_event_stops_the_qp() {
+    let mut rng = seed("error_event_stops_the_qp", 9);
+    let ctx = vec![rc_ctx(40), rc_ctx(50)];
+    let mut s0 = Sender::new(0, &ctx[0]);
+    let mut s1 = Sender::new(1, &ctx[1]);
+    let mut items = vec![ev(EV_POST_RECV, 0, 2), ev(EV_POST_RECV, 1, 2)];
+    s0.message(OpKind::Send, false, 4, 0, 0, &mut items);
+    items.push(ev(EV_ERROR, 0, 0));
+    items.push(ev(EV_POST_RECV, 0, 3));
+    s0.message(OpKind::Send, false, 4, 0, 0, &mut items);
+    s1.message(OpKind::Send, false, 4, 0, 0, &mut items);
+    items.extend([
+        Item::SetCtx(0, ctx[0]),
+        ev(EV_CLEAR, 0, 0),
+        ev(EV_INIT, 0, 0),
+    ]);
+    let mut s0 = Sender::new(0, &ctx[0]);
+    s0.message(OpKind::Send, false, 4, 0, 0, &mut items);
+    let (hw, want) = differential("error_event", &ctx, &items, RANDOM, &mut rng);
+    assert_eq!(want[0], vec![(ACK, 40, Some((NO_CREDITS, 1)))]);
+    assert!(want[1].is_empty());
+    assert_eq!(want[2], vec![(ACK, 50, Some((NO_CREDITS, 1)))]);
+    assert_eq!(want[3], vec![(ACK, 40, Some((0x20 | 12, 0)))]);
+    assert_eq!(hw.counters["drop_state"], 1);
+    // The error came from outside: no m_qp_error pulse.
+    assert!(hw.errors.is_empty());
+}
+
 // ---------------------------------------------------------------- random
 
 /// A random context for a (re)started QP.
@@ -1216,6 +1254,10 @@ fn random_traffic(rng: &mut Rng, ctx: &mut [Ctx], msgs: usize, active: u32) -> V
         }
         if rng.chance(150) {
             chunk.insert(0, ev(EV_POST_RECV, q, rng.range(1, 3) as u32));
+        }
+        if rng.chance(8) {
+            // The executor met a remote access error.
+            chunk.push(ev(EV_ERROR, q, 0));
         }
         let (_, _) = model.expect(&chunk);
         items.append(&mut chunk);
