@@ -24,11 +24,16 @@
 //! - accept (cycle t): `qp_rd_addr` and the state RAM's read address are
 //!   the incoming QPN; the item is registered into A1;
 //! - A1 (t+1): the context port and the state RAM (`BramOutReg`) work;
-//! - A2 (t+2): context and state are there; the state is taken from the
-//!   forwarding register instead when the last write was to this QP (the
-//!   only write an item can miss is the one made on the edge its read was
-//!   issued, since items are at least 2 cycles apart); checks, the new
-//!   state written back, the command written into the output FIFO.
+//! - A2 (t+2): what needs only the header and the context (opcode flags,
+//!   access, PadCnt, resources, per-position length, READ packets, sums)
+//!   is registered, and so is the state RAM's word, in the fabric;
+//! - A3 (t+3): the state, taken from the last write or the one before it
+//!   when they were to this QP (items are at least 2 cycles apart and
+//!   write in A4, so those two are the only writes an item's read can have
+//!   missed), and what depends on it (PSN compare, opcode sequence,
+//!   credits, WRITE residual, the sums of the update), registered;
+//! - A4 (t+4): the decision, the new state written back (and into the
+//!   forwarding registers), the command into the output FIFO.
 //!
 //! Headers are accepted while fewer than `CMD_CAPACITY` commands are in
 //! the pipeline or the FIFO, so the pipeline never stalls.
@@ -81,7 +86,7 @@ pub const EV_ERROR: u64 = 3;
 pub const CMD_CAPACITY: u64 = 9;
 /// Cycles from a header's handshake on `s_hdr` to its command on `m_cmd`
 /// with `m_cmd_ready` high (measured by `sim/tests/resp_chk.rs`).
-pub const LATENCY: usize = 4;
+pub const LATENCY: usize = 6;
 /// Receive-credit counter bits.
 pub const CREDIT_BITS: usize = 16;
 
@@ -138,6 +143,60 @@ pub struct RespState {
     pub off: Bits<32>,
     /// Receive WQEs posted and not consumed.
     pub credits: Bits<CREDIT_BITS>,
+}
+
+/// What A2 works out from the header and the context alone.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct RespPre {
+    pub qpn_bad: Bit,
+    pub state_ok: Bit,
+    /// Context type RC and an RC opcode.
+    pub type_ok: Bit,
+    pub req: Bit,
+    pub send: Bit,
+    pub write: Bit,
+    pub read: Bit,
+    pub atomic: Bit,
+    pub first: Bit,
+    pub middle: Bit,
+    pub last: Bit,
+    pub only: Bit,
+    pub wqe: Bit,
+    pub acc_ok: Bit,
+    pub pad_bad: Bit,
+    pub res_bad: Bit,
+    pub dma_big: Bit,
+    /// The length rules that need no state (per position, READ, atomic).
+    pub len_bad: Bit,
+    pub pmtu: Bits<32>,
+    pub rnr_code: Bits<RNR_BITS>,
+    pub rq_psn: Bits<PSN_BITS>,
+    /// PSN + 1, and PSN + the READ's packets.
+    pub psn1: Bits<24>,
+    pub psn_rd: Bits<24>,
+    /// RETH VA + payload.
+    pub va_next: Bits<64>,
+}
+
+/// What A3 works out from the (forwarded) state.
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct RespMid {
+    pub ahead: Bit,
+    pub behind: Bit,
+    pub drop_state: Bit,
+    pub seq_ok: Bit,
+    pub rnr: Bit,
+    pub len_bad: Bit,
+    pub wr_va: Bits<64>,
+    pub wr_rkey: Bits<32>,
+    pub resid: Bits<32>,
+    pub va_next: Bits<64>,
+    pub resid_next: Bits<32>,
+    pub off_next: Bits<32>,
+    pub msn1: Bits<24>,
+    pub cred_m1: Bits<CREDIT_BITS>,
+    pub cred_p: Bits<CREDIT_BITS>,
+    pub ack_m1: Bits<24>,
 }
 
 /// One command to the executor.
@@ -263,6 +322,18 @@ pub struct RespChk<const Q: usize> {
     fw_valid: DFF<Bit>,
     fw_qp: DFF<Bits<Q>>,
     fw_state: DFF<RespState>,
+    fw2_valid: DFF<Bit>,
+    fw2_qp: DFF<Bits<Q>>,
+    fw2_state: DFF<RespState>,
+    a3: DFF<RespItem>,
+    a3_valid: DFF<Bit>,
+    a4: DFF<RespItem>,
+    a4_valid: DFF<Bit>,
+    pre3: DFF<RespPre>,
+    pre4: DFF<RespPre>,
+    raw3: DFF<RespState>,
+    st4: DFF<RespState>,
+    mid4: DFF<RespMid>,
     inflight: DFF<Bits<4>>,
     err_valid: DFF<Bit>,
     err_qpn: DFF<Bits<24>>,
@@ -309,15 +380,16 @@ pub struct RespChk<const Q: usize> {
     acc_ok: Signal<Local, Bit>,
     pad_bad: Signal<Local, Bit>,
     res_bad: Signal<Local, Bit>,
-    rnr: Signal<Local, Bit>,
     pos_bad: Signal<Local, Bit>,
     dma_big: Signal<Local, Bit>,
     resid: Signal<Local, Bits<32>>,
     wr_va: Signal<Local, Bits<64>>,
     wr_rkey: Signal<Local, Bits<32>>,
-    len_bad: Signal<Local, Bit>,
     npkts: Signal<Local, Bits<32>>,
     a_va: Signal<Local, Bits<64>>,
+    plen3: Signal<Local, Bits<32>>,
+    pmtu3: Signal<Local, Bits<32>>,
+    fo3: Signal<Local, Bit>,
     // Constants.
     rom_req: Constant<Bits<256>>,
     rom_rc: Constant<Bits<256>>,
@@ -462,6 +534,18 @@ impl<const Q: usize> RespChk<Q> {
             fw_valid: Default::default(),
             fw_qp: Default::default(),
             fw_state: Default::default(),
+            fw2_valid: Default::default(),
+            fw2_qp: Default::default(),
+            fw2_state: Default::default(),
+            a3: Default::default(),
+            a3_valid: Default::default(),
+            a4: Default::default(),
+            a4_valid: Default::default(),
+            pre3: Default::default(),
+            pre4: Default::default(),
+            raw3: Default::default(),
+            st4: Default::default(),
+            mid4: Default::default(),
             inflight: Default::default(),
             err_valid: Default::default(),
             err_qpn: Default::default(),
@@ -507,15 +591,16 @@ impl<const Q: usize> RespChk<Q> {
             acc_ok: Default::default(),
             pad_bad: Default::default(),
             res_bad: Default::default(),
-            rnr: Default::default(),
             pos_bad: Default::default(),
             dma_big: Default::default(),
             resid: Default::default(),
             wr_va: Default::default(),
             wr_rkey: Default::default(),
-            len_bad: Default::default(),
             npkts: Default::default(),
             a_va: Default::default(),
+            plen3: Default::default(),
+            pmtu3: Default::default(),
+            fo3: Default::default(),
             rom_req: opcode_rom(|c| {
                 rc_req_kind(
                     c,
@@ -586,6 +671,18 @@ impl<const Q: usize> Logic for RespChk<Q> {
             a1_valid,
             a2,
             a2_valid,
+            a3,
+            a3_valid,
+            a4,
+            a4_valid,
+            pre3,
+            pre4,
+            raw3,
+            st4,
+            mid4,
+            fw2_valid,
+            fw2_qp,
+            fw2_state,
             fw_valid,
             fw_qp,
             fw_state,
@@ -686,11 +783,6 @@ impl<const Q: usize> Logic for RespChk<Q> {
             .qp_rd_data
             .val()
             .get_bits::<PSN_BITS>(self.off_rq_psn.val().index());
-        if self.fw_valid.q.val() & (self.fw_qp.q.val() == bit_cast::<Q, 24>(self.a2.q.val().qpn)) {
-            self.st.next = self.fw_state.q.val();
-        } else {
-            self.st.next = self.ram.read_data.val();
-        }
         self.f_req.next = self.rom_req.val().get_bit(self.a2.q.val().opcode.index());
         self.f_rc.next = self.rom_rc.val().get_bit(self.a2.q.val().opcode.index());
         self.f_send.next = self.rom_send.val().get_bit(self.a2.q.val().opcode.index());
@@ -712,17 +804,8 @@ impl<const Q: usize> Logic for RespChk<Q> {
             | (self.c_state.val() == self.st_rts.val())
             | (self.c_state.val() == self.st_sqd.val())
             | (self.c_state.val() == self.st_sqe.val());
-        self.dpsn.next = self.a2.q.val().psn - self.st.val().epsn;
         self.pmtu.next = self.c128.val() << bit_cast::<32, PMTU_BITS>(self.c_pmtu.val());
         self.plen32.next = bit_cast::<32, 16>(self.a2.q.val().plen);
-        // 3. Opcode sequence.
-        if self.st.val().cur == 0 {
-            self.seq_ok.next = self.f_first.val() | self.f_only.val();
-        } else if self.st.val().cur == 1 {
-            self.seq_ok.next = self.f_send.val() & (self.f_middle.val() | self.f_last.val());
-        } else {
-            self.seq_ok.next = self.f_write.val() & (self.f_middle.val() | self.f_last.val());
-        }
         // 4. Opcode valid: access flags, PadCnt.
         self.acc_ok.next = self.f_send.val()
             | (self.f_write.val() & (self.c_access.val() & self.acc_write.val()).any())
@@ -732,7 +815,6 @@ impl<const Q: usize> Logic for RespChk<Q> {
             (self.f_first.val() | self.f_middle.val()) & self.a2.q.val().padcnt.any();
         // 5. Resources.
         self.res_bad.next = (self.f_read.val() | self.f_atomic.val()) & (self.c_mdra.val() == 0);
-        self.rnr.next = self.f_wqe.val() & (self.st.val().credits == 0);
         // 6. Length.
         self.pos_bad.next = ((self.f_first.val() | self.f_middle.val())
             & (self.plen32.val() != self.pmtu.val()))
@@ -740,25 +822,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
                 & ((self.plen32.val() == 0) | (self.plen32.val() > self.pmtu.val())))
             | (self.f_only.val() & (self.plen32.val() > self.pmtu.val()));
         self.dma_big.next = self.a2.q.val().dmalen > self.dma_max.val();
-        if self.f_first.val() | self.f_only.val() {
-            self.resid.next = self.a2.q.val().dmalen;
-            self.wr_va.next = self.a2.q.val().va;
-            self.wr_rkey.next = self.a2.q.val().rkey;
-        } else {
-            self.resid.next = self.st.val().resid;
-            self.wr_va.next = self.st.val().va;
-            self.wr_rkey.next = self.st.val().rkey;
-        }
         self.a_va.next = self.a2.q.val().va;
-        self.len_bad.next = self.pos_bad.val()
-            | (self.f_write.val()
-                & (((self.f_first.val() | self.f_only.val()) & self.dma_big.val())
-                    | ((self.f_first.val() | self.f_middle.val())
-                        & (self.resid.val() <= self.pmtu.val()))
-                    | ((self.f_last.val() | self.f_only.val())
-                        & (self.plen32.val() != self.resid.val()))))
-            | (self.f_read.val() & self.dma_big.val())
-            | (self.f_atomic.val() & self.a_va.val().get_bits::<3>(0).any());
         // READ: PSNs taken, ceil(len / PMTU), at least 1.
         if self.a2.q.val().dmalen == 0 {
             self.npkts.next = 1.into();
@@ -766,46 +830,140 @@ impl<const Q: usize> Logic for RespChk<Q> {
             self.npkts.next = (self.a2.q.val().dmalen + self.pmtu.val() - 1)
                 >> (bit_cast::<32, PMTU_BITS>(self.c_pmtu.val()) + 7);
         }
-        // ---- Decision.
-        self.ns.next = self.st.val();
+        self.pre3.d.next.qpn_bad = (self.a2.q.val().qpn & self.qpn_hi.val()).any();
+        self.pre3.d.next.state_ok = self.state_ok.val();
+        self.pre3.d.next.type_ok = (self.c_type.val() == self.ty_rc.val()) & self.f_rc.val();
+        self.pre3.d.next.req = self.f_req.val();
+        self.pre3.d.next.send = self.f_send.val();
+        self.pre3.d.next.write = self.f_write.val();
+        self.pre3.d.next.read = self.f_read.val();
+        self.pre3.d.next.atomic = self.f_atomic.val();
+        self.pre3.d.next.first = self.f_first.val();
+        self.pre3.d.next.middle = self.f_middle.val();
+        self.pre3.d.next.last = self.f_last.val();
+        self.pre3.d.next.only = self.f_only.val();
+        self.pre3.d.next.wqe = self.f_wqe.val();
+        self.pre3.d.next.acc_ok = self.acc_ok.val();
+        self.pre3.d.next.pad_bad = self.pad_bad.val();
+        self.pre3.d.next.res_bad = self.res_bad.val();
+        self.pre3.d.next.dma_big = self.dma_big.val();
+        self.pre3.d.next.len_bad = self.pos_bad.val()
+            | (self.f_read.val() & self.dma_big.val())
+            | (self.f_atomic.val() & self.a_va.val().get_bits::<3>(0).any());
+        self.pre3.d.next.pmtu = self.pmtu.val();
+        self.pre3.d.next.rnr_code = self.c_rnr.val();
+        self.pre3.d.next.rq_psn = self.c_rq_psn.val();
+        self.pre3.d.next.psn1 = self.a2.q.val().psn + 1;
+        self.pre3.d.next.psn_rd = self.a2.q.val().psn + bit_cast::<24, 32>(self.npkts.val());
+        self.pre3.d.next.va_next = self.a2.q.val().va + bit_cast::<64, 16>(self.a2.q.val().plen);
+        self.raw3.d.next = self.ram.read_data.val();
+        self.a3.d.next = self.a2.q.val();
+        self.a3_valid.d.next = self.a2_valid.q.val();
+        // ---- A3: the state (forwarded from the last two writes), the
+        // checks and sums that depend on it.
+        if self.fw_valid.q.val() & (self.fw_qp.q.val() == bit_cast::<Q, 24>(self.a3.q.val().qpn)) {
+            self.st.next = self.fw_state.q.val();
+        } else if self.fw2_valid.q.val()
+            & (self.fw2_qp.q.val() == bit_cast::<Q, 24>(self.a3.q.val().qpn))
+        {
+            self.st.next = self.fw2_state.q.val();
+        } else {
+            self.st.next = self.raw3.q.val();
+        }
+        self.plen3.next = bit_cast::<32, 16>(self.a3.q.val().plen);
+        self.dpsn.next = self.a3.q.val().psn - self.st.val().epsn;
+        self.mid4.d.next.ahead = self.dpsn.val().any() & !self.dpsn.val().get_bit(23);
+        self.mid4.d.next.behind = self.dpsn.val().get_bit(23);
+        self.mid4.d.next.drop_state =
+            !self.pre3.q.val().state_ok | !self.st.val().live | self.st.val().err;
+        // 3. Opcode sequence.
+        if self.st.val().cur == 0 {
+            self.seq_ok.next = self.pre3.q.val().first | self.pre3.q.val().only;
+        } else if self.st.val().cur == 1 {
+            self.seq_ok.next =
+                self.pre3.q.val().send & (self.pre3.q.val().middle | self.pre3.q.val().last);
+        } else {
+            self.seq_ok.next =
+                self.pre3.q.val().write & (self.pre3.q.val().middle | self.pre3.q.val().last);
+        }
+        self.mid4.d.next.seq_ok = self.seq_ok.val();
+        // 5. Receive credits.
+        self.mid4.d.next.rnr = self.pre3.q.val().wqe & (self.st.val().credits == 0);
+        // 6. WRITE residual.
+        self.fo3.next = self.pre3.q.val().first | self.pre3.q.val().only;
+        if self.fo3.val() {
+            self.resid.next = self.a3.q.val().dmalen;
+            self.wr_va.next = self.a3.q.val().va;
+            self.wr_rkey.next = self.a3.q.val().rkey;
+            self.mid4.d.next.va_next = self.pre3.q.val().va_next;
+            self.mid4.d.next.off_next = self.plen3.val();
+        } else {
+            self.resid.next = self.st.val().resid;
+            self.wr_va.next = self.st.val().va;
+            self.wr_rkey.next = self.st.val().rkey;
+            self.mid4.d.next.va_next = self.st.val().va + bit_cast::<64, 16>(self.a3.q.val().plen);
+            self.mid4.d.next.off_next = self.st.val().off + self.plen3.val();
+        }
+        self.pmtu3.next = self.pre3.q.val().pmtu;
+        self.mid4.d.next.len_bad = self.pre3.q.val().len_bad
+            | (self.pre3.q.val().write
+                & ((self.fo3.val() & self.pre3.q.val().dma_big)
+                    | ((self.pre3.q.val().first | self.pre3.q.val().middle)
+                        & (self.resid.val() <= self.pmtu3.val()))
+                    | ((self.pre3.q.val().last | self.pre3.q.val().only)
+                        & (self.plen3.val() != self.resid.val()))));
+        self.mid4.d.next.wr_va = self.wr_va.val();
+        self.mid4.d.next.wr_rkey = self.wr_rkey.val();
+        self.mid4.d.next.resid = self.resid.val();
+        self.mid4.d.next.resid_next = self.resid.val() - self.plen3.val();
+        self.mid4.d.next.msn1 = self.st.val().msn + 1;
+        self.mid4.d.next.cred_m1 = self.st.val().credits - 1;
+        self.mid4.d.next.cred_p =
+            self.st.val().credits + bit_cast::<CREDIT_BITS, 16>(self.a3.q.val().ev_count);
+        self.mid4.d.next.ack_m1 = self.st.val().ack_psn - 1;
+        self.st4.d.next = self.st.val();
+        self.pre4.d.next = self.pre3.q.val();
+        self.a4.d.next = self.a3.q.val();
+        self.a4_valid.d.next = self.a3_valid.q.val();
+        // ---- A4: the decision, the state written back, the command.
+        self.ns.next = self.st4.q.val();
         self.wr.next = false;
         self.out.next = false;
         self.hotv.next = 0.into();
         self.to_err.next = false;
-        self.cmd.next.qpn = self.a2.q.val().qpn;
+        self.cmd.next.qpn = self.a4.q.val().qpn;
         self.cmd.next.kind = 4.into(); // CMD_DROP
         self.cmd.next.code = 0.into();
-        self.cmd.next.opcode = self.a2.q.val().opcode;
-        self.cmd.next.psn = self.a2.q.val().psn;
-        self.cmd.next.msn = self.st.val().msn;
-        self.cmd.next.ack_req = self.a2.q.val().ackreq;
-        self.cmd.next.plen = self.a2.q.val().plen;
-        self.cmd.next.va = self.a2.q.val().va;
-        self.cmd.next.rkey = self.a2.q.val().rkey;
-        self.cmd.next.len = self.a2.q.val().dmalen;
-        self.cmd.next.imm = self.a2.q.val().imm;
-        self.cmd.next.swap = self.a2.q.val().swap;
-        self.cmd.next.compare = self.a2.q.val().compare;
-        self.cmd.next.off = self.st.val().off;
-        self.cmd.next.ack_psn = self.st.val().ack_psn - 1;
-        if self.a2.q.val().ev {
+        self.cmd.next.opcode = self.a4.q.val().opcode;
+        self.cmd.next.psn = self.a4.q.val().psn;
+        self.cmd.next.msn = self.st4.q.val().msn;
+        self.cmd.next.ack_req = self.a4.q.val().ackreq;
+        self.cmd.next.plen = self.a4.q.val().plen;
+        self.cmd.next.va = self.a4.q.val().va;
+        self.cmd.next.rkey = self.a4.q.val().rkey;
+        self.cmd.next.len = self.a4.q.val().dmalen;
+        self.cmd.next.imm = self.a4.q.val().imm;
+        self.cmd.next.swap = self.a4.q.val().swap;
+        self.cmd.next.compare = self.a4.q.val().compare;
+        self.cmd.next.off = self.st4.q.val().off;
+        self.cmd.next.ack_psn = self.mid4.q.val().ack_m1;
+        if self.a4.q.val().ev {
             self.wr.next = true;
-            if self.a2.q.val().ev_kind == 0 {
+            if self.a4.q.val().ev_kind == 0 {
                 // EV_INIT
                 self.ns.next.live = true;
                 self.ns.next.err = false;
-                self.ns.next.epsn = self.c_rq_psn.val();
-                self.ns.next.ack_psn = self.c_rq_psn.val();
+                self.ns.next.epsn = self.pre4.q.val().rq_psn;
+                self.ns.next.ack_psn = self.pre4.q.val().rq_psn;
                 self.ns.next.msn = 0.into();
                 self.ns.next.nak_sent = false;
                 self.ns.next.cur = 0.into();
-            } else if self.a2.q.val().ev_kind == 1 {
+            } else if self.a4.q.val().ev_kind == 1 {
                 // EV_POST_RECV
-                if !self.st.val().err {
-                    self.ns.next.credits = self.st.val().credits
-                        + bit_cast::<CREDIT_BITS, 16>(self.a2.q.val().ev_count);
+                if !self.st4.q.val().err {
+                    self.ns.next.credits = self.mid4.q.val().cred_p;
                 }
-            } else if self.a2.q.val().ev_kind == 2 {
+            } else if self.a4.q.val().ev_kind == 2 {
                 // EV_CLEAR
                 self.ns.next.live = false;
                 self.ns.next.err = false;
@@ -820,21 +978,21 @@ impl<const Q: usize> Logic for RespChk<Q> {
             }
         } else {
             self.out.next = true;
-            if (self.a2.q.val().qpn & self.qpn_hi.val()).any() {
+            if self.pre4.q.val().qpn_bad {
                 self.cmd.next.code = 1.into(); // DROP_QPN
                 self.hotv.next = 4.into();
-            } else if !self.state_ok.val() | !self.st.val().live | self.st.val().err {
+            } else if self.mid4.q.val().drop_state {
                 self.cmd.next.code = 2.into(); // DROP_STATE
                 self.hotv.next = 8.into();
-            } else if (self.c_type.val() != self.ty_rc.val()) | !self.f_rc.val() {
+            } else if !self.pre4.q.val().type_ok {
                 self.cmd.next.code = 3.into(); // DROP_TYPE
                 self.hotv.next = 16.into();
-            } else if !self.f_req.val() {
+            } else if !self.pre4.q.val().req {
                 self.cmd.next.code = 4.into(); // DROP_RESPONSE
                 self.hotv.next = 32.into();
-            } else if self.dpsn.val().any() & !self.dpsn.val().get_bit(23) {
+            } else if self.mid4.q.val().ahead {
                 // Ahead: one sequence NAK, then silence.
-                if self.st.val().nak_sent {
+                if self.st4.q.val().nak_sent {
                     self.cmd.next.code = 5.into(); // DROP_OUT_OF_SEQ
                     self.hotv.next = 64.into();
                 } else {
@@ -842,81 +1000,79 @@ impl<const Q: usize> Logic for RespChk<Q> {
                     self.ns.next.nak_sent = true;
                     self.cmd.next.kind = 2.into(); // CMD_NAK
                     self.cmd.next.code = self.nak_seq.val();
-                    self.cmd.next.psn = self.st.val().epsn;
+                    self.cmd.next.psn = self.st4.q.val().epsn;
                     self.hotv.next = 256.into();
                 }
-            } else if self.dpsn.val().get_bit(23) {
+            } else if self.mid4.q.val().behind {
                 self.cmd.next.kind = 1.into(); // CMD_DUPLICATE
                 self.hotv.next = 128.into();
             } else {
                 self.wr.next = true;
                 self.ns.next.nak_sent = false;
-                if !self.seq_ok.val() {
+                if !self.mid4.q.val().seq_ok {
                     self.to_err.next = true;
                     self.hotv.next = 512.into();
-                } else if !self.acc_ok.val() {
+                } else if !self.pre4.q.val().acc_ok {
                     self.to_err.next = true;
                     self.hotv.next = 1024.into();
-                } else if self.pad_bad.val() {
+                } else if self.pre4.q.val().pad_bad {
                     self.to_err.next = true;
                     self.hotv.next = 2048.into();
-                } else if self.res_bad.val() {
+                } else if self.pre4.q.val().res_bad {
                     self.to_err.next = true;
                     self.hotv.next = 4096.into();
-                } else if self.rnr.val() {
+                } else if self.mid4.q.val().rnr {
                     self.ns.next.nak_sent = true;
                     self.cmd.next.kind = 3.into(); // CMD_RNR_NAK
-                    self.cmd.next.code = self.c_rnr.val();
+                    self.cmd.next.code = self.pre4.q.val().rnr_code;
                     self.hotv.next = 16384.into();
-                } else if self.len_bad.val() {
+                } else if self.mid4.q.val().len_bad {
                     self.to_err.next = true;
                     self.hotv.next = 8192.into();
                 } else {
                     // Execute.
                     self.hotv.next = 1.into();
                     self.cmd.next.kind = 0.into(); // CMD_EXECUTE
-                    self.ns.next.epsn = self.a2.q.val().psn + 1;
-                    self.ns.next.ack_psn = self.a2.q.val().psn + 1;
-                    if self.f_last.val() | self.f_only.val() {
-                        self.ns.next.msn = self.st.val().msn + 1;
+                    self.ns.next.epsn = self.pre4.q.val().psn1;
+                    self.ns.next.ack_psn = self.pre4.q.val().psn1;
+                    if self.pre4.q.val().last | self.pre4.q.val().only {
+                        self.ns.next.msn = self.mid4.q.val().msn1;
                         self.ns.next.cur = 0.into();
                     }
-                    if self.f_send.val() {
-                        if self.f_first.val() | self.f_only.val() {
-                            self.ns.next.credits = self.st.val().credits - 1;
+                    if self.pre4.q.val().send {
+                        if self.pre4.q.val().first | self.pre4.q.val().only {
+                            self.ns.next.credits = self.mid4.q.val().cred_m1;
                             self.cmd.next.off = 0.into();
-                            self.ns.next.off = self.plen32.val();
+                            self.ns.next.off = self.mid4.q.val().off_next;
                         } else {
-                            self.ns.next.off = self.st.val().off + self.plen32.val();
+                            self.ns.next.off = self.mid4.q.val().off_next;
                         }
-                        if self.f_first.val() {
+                        if self.pre4.q.val().first {
                             self.ns.next.cur = 1.into();
                         }
                     }
-                    if self.f_write.val() {
-                        self.cmd.next.va = self.wr_va.val();
-                        self.cmd.next.rkey = self.wr_rkey.val();
-                        self.cmd.next.len = self.resid.val();
-                        self.ns.next.va =
-                            self.wr_va.val() + bit_cast::<64, 16>(self.a2.q.val().plen);
-                        self.ns.next.rkey = self.wr_rkey.val();
-                        self.ns.next.resid = self.resid.val() - self.plen32.val();
-                        if self.f_first.val() {
+                    if self.pre4.q.val().write {
+                        self.cmd.next.va = self.mid4.q.val().wr_va;
+                        self.cmd.next.rkey = self.mid4.q.val().wr_rkey;
+                        self.cmd.next.len = self.mid4.q.val().resid;
+                        self.ns.next.va = self.mid4.q.val().va_next;
+                        self.ns.next.rkey = self.mid4.q.val().wr_rkey;
+                        self.ns.next.resid = self.mid4.q.val().resid_next;
+                        if self.pre4.q.val().first {
                             self.ns.next.cur = 2.into();
                         }
-                        if self.f_wqe.val() {
-                            self.ns.next.credits = self.st.val().credits - 1;
+                        if self.pre4.q.val().wqe {
+                            self.ns.next.credits = self.mid4.q.val().cred_m1;
                         }
                     }
-                    if self.f_read.val() {
-                        self.ns.next.epsn =
-                            self.a2.q.val().psn + bit_cast::<24, 32>(self.npkts.val());
-                        self.ns.next.ack_psn = self.st.val().ack_psn;
-                        self.ns.next.msn = self.st.val().msn + 1;
+                    if self.pre4.q.val().read {
+                        self.ns.next.epsn = self.pre4.q.val().psn_rd;
+                        self.ns.next.ack_psn = self.st4.q.val().ack_psn;
+                        self.ns.next.msn = self.mid4.q.val().msn1;
                     }
-                    if self.f_atomic.val() {
+                    if self.pre4.q.val().atomic {
                         self.cmd.next.len = 8.into();
-                        self.ns.next.msn = self.st.val().msn + 1;
+                        self.ns.next.msn = self.mid4.q.val().msn1;
                     }
                     self.cmd.next.msn = self.ns.val().msn;
                 }
@@ -929,7 +1085,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
                 }
             }
         }
-        if !self.a2_valid.q.val() {
+        if !self.a4_valid.q.val() {
             self.wr.next = false;
             self.out.next = false;
             self.hotv.next = 0.into();
@@ -938,15 +1094,18 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.hot_hdr_drop.d.next = self.acc_hdr.val() & self.s_hdr_drop.val();
         self.hot.d.next = self.hotv.val();
         self.ram.write_enable.next = self.wr.val();
-        self.ram.write_address.next = bit_cast::<Q, 24>(self.a2.q.val().qpn);
+        self.ram.write_address.next = bit_cast::<Q, 24>(self.a4.q.val().qpn);
         self.ram.write_data.next = self.ns.val();
         if self.wr.val() {
             self.fw_valid.d.next = true;
-            self.fw_qp.d.next = bit_cast::<Q, 24>(self.a2.q.val().qpn);
+            self.fw_qp.d.next = bit_cast::<Q, 24>(self.a4.q.val().qpn);
             self.fw_state.d.next = self.ns.val();
+            self.fw2_valid.d.next = self.fw_valid.q.val();
+            self.fw2_qp.d.next = self.fw_qp.q.val();
+            self.fw2_state.d.next = self.fw_state.q.val();
         }
         self.err_valid.d.next = self.to_err.val();
-        self.err_qpn.d.next = self.a2.q.val().qpn;
+        self.err_qpn.d.next = self.a4.q.val().qpn;
         self.m_qp_error_valid.next = self.err_valid.q.val();
         self.m_qp_error_qpn.next = self.err_qpn.q.val();
         // ---- Output FIFO.
@@ -963,7 +1122,10 @@ impl<const Q: usize> Logic for RespChk<Q> {
         if self.reset.val() {
             self.a1_valid.d.next = false;
             self.a2_valid.d.next = false;
+            self.a3_valid.d.next = false;
+            self.a4_valid.d.next = false;
             self.fw_valid.d.next = false;
+            self.fw2_valid.d.next = false;
             self.inflight.d.next = 0.into();
             self.err_valid.d.next = false;
             self.hot.d.next = 0.into();
