@@ -325,6 +325,10 @@ pub struct RespChk<const Q: usize> {
     fw2_valid: DFF<Bit>,
     fw2_qp: DFF<Bits<Q>>,
     fw2_state: DFF<RespState>,
+    h_a4: DFF<Bit>,
+    h_f1: DFF<Bit>,
+    h_f2: DFF<Bit>,
+    wrote: DFF<Bit>,
     a3: DFF<RespItem>,
     a3_valid: DFF<Bit>,
     a4: DFF<RespItem>,
@@ -390,6 +394,8 @@ pub struct RespChk<const Q: usize> {
     plen3: Signal<Local, Bits<32>>,
     pmtu3: Signal<Local, Bits<32>>,
     fo3: Signal<Local, Bit>,
+    sel1: Signal<Local, Bit>,
+    sel2: Signal<Local, Bit>,
     // Constants.
     rom_req: Constant<Bits<256>>,
     rom_rc: Constant<Bits<256>>,
@@ -537,6 +543,10 @@ impl<const Q: usize> RespChk<Q> {
             fw2_valid: Default::default(),
             fw2_qp: Default::default(),
             fw2_state: Default::default(),
+            h_a4: Default::default(),
+            h_f1: Default::default(),
+            h_f2: Default::default(),
+            wrote: Default::default(),
             a3: Default::default(),
             a3_valid: Default::default(),
             a4: Default::default(),
@@ -601,6 +611,8 @@ impl<const Q: usize> RespChk<Q> {
             plen3: Default::default(),
             pmtu3: Default::default(),
             fo3: Default::default(),
+            sel1: Default::default(),
+            sel2: Default::default(),
             rom_req: opcode_rom(|c| {
                 rc_req_kind(
                     c,
@@ -683,6 +695,10 @@ impl<const Q: usize> Logic for RespChk<Q> {
             fw2_valid,
             fw2_qp,
             fw2_state,
+            h_a4,
+            h_f1,
+            h_f2,
+            wrote,
             fw_valid,
             fw_qp,
             fw_state,
@@ -857,15 +873,29 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.pre3.d.next.psn_rd = self.a2.q.val().psn + bit_cast::<24, 32>(self.npkts.val());
         self.pre3.d.next.va_next = self.a2.q.val().va + bit_cast::<64, 16>(self.a2.q.val().plen);
         self.raw3.d.next = self.ram.read_data.val();
+        self.h_a4.d.next = self.a4_valid.q.val()
+            & (bit_cast::<Q, 24>(self.a4.q.val().qpn) == bit_cast::<Q, 24>(self.a2.q.val().qpn));
+        self.h_f1.d.next =
+            self.fw_valid.q.val() & (self.fw_qp.q.val() == bit_cast::<Q, 24>(self.a2.q.val().qpn));
+        self.h_f2.d.next = self.fw2_valid.q.val()
+            & (self.fw2_qp.q.val() == bit_cast::<Q, 24>(self.a2.q.val().qpn));
         self.a3.d.next = self.a2.q.val();
         self.a3_valid.d.next = self.a2_valid.q.val();
         // ---- A3: the state (forwarded from the last two writes), the
         // checks and sums that depend on it.
-        if self.fw_valid.q.val() & (self.fw_qp.q.val() == bit_cast::<Q, 24>(self.a3.q.val().qpn)) {
+        // Which write is this QP's newest, decided from registers: the
+        // matches were taken in A2 against the item then in A4 and the two
+        // forwarding registers; `wrote` says whether that item wrote.
+        if self.wrote.q.val() {
+            self.sel1.next = self.h_a4.q.val();
+            self.sel2.next = self.h_f1.q.val();
+        } else {
+            self.sel1.next = self.h_f1.q.val();
+            self.sel2.next = self.h_f2.q.val();
+        }
+        if self.sel1.val() {
             self.st.next = self.fw_state.q.val();
-        } else if self.fw2_valid.q.val()
-            & (self.fw2_qp.q.val() == bit_cast::<Q, 24>(self.a3.q.val().qpn))
-        {
+        } else if self.sel2.val() {
             self.st.next = self.fw2_state.q.val();
         } else {
             self.st.next = self.raw3.q.val();
@@ -1104,6 +1134,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
             self.fw2_qp.d.next = self.fw_qp.q.val();
             self.fw2_state.d.next = self.fw_state.q.val();
         }
+        self.wrote.d.next = self.wr.val();
         self.err_valid.d.next = self.to_err.val();
         self.err_qpn.d.next = self.a4.q.val().qpn;
         self.m_qp_error_valid.next = self.err_valid.q.val();
@@ -1126,6 +1157,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
             self.a4_valid.d.next = false;
             self.fw_valid.d.next = false;
             self.fw2_valid.d.next = false;
+            self.wrote.d.next = false;
             self.inflight.d.next = 0.into();
             self.err_valid.d.next = false;
             self.hot.d.next = 0.into();
