@@ -174,8 +174,6 @@ pub struct RespPre {
     /// PSN + 1, and PSN + the READ's packets.
     pub psn1: Bits<24>,
     pub psn_rd: Bits<24>,
-    /// RETH VA + payload.
-    pub va_next: Bits<64>,
 }
 
 /// What A3 works out from the (forwarded) state.
@@ -190,13 +188,6 @@ pub struct RespMid {
     pub wr_va: Bits<64>,
     pub wr_rkey: Bits<32>,
     pub resid: Bits<32>,
-    pub va_next: Bits<64>,
-    pub resid_next: Bits<32>,
-    pub off_next: Bits<32>,
-    pub msn1: Bits<24>,
-    pub cred_m1: Bits<CREDIT_BITS>,
-    pub cred_p: Bits<CREDIT_BITS>,
-    pub ack_m1: Bits<24>,
 }
 
 /// One command to the executor.
@@ -396,6 +387,14 @@ pub struct RespChk<const Q: usize> {
     fo3: Signal<Local, Bit>,
     sel1: Signal<Local, Bit>,
     sel2: Signal<Local, Bit>,
+    plen4: Signal<Local, Bits<32>>,
+    va_next4: Signal<Local, Bits<64>>,
+    off_next4: Signal<Local, Bits<32>>,
+    resid_next4: Signal<Local, Bits<32>>,
+    msn1_4: Signal<Local, Bits<24>>,
+    cred_m1_4: Signal<Local, Bits<CREDIT_BITS>>,
+    cred_p4: Signal<Local, Bits<CREDIT_BITS>>,
+    ack_m1_4: Signal<Local, Bits<24>>,
     // Constants.
     rom_req: Constant<Bits<256>>,
     rom_rc: Constant<Bits<256>>,
@@ -613,6 +612,14 @@ impl<const Q: usize> RespChk<Q> {
             fo3: Default::default(),
             sel1: Default::default(),
             sel2: Default::default(),
+            plen4: Default::default(),
+            va_next4: Default::default(),
+            off_next4: Default::default(),
+            resid_next4: Default::default(),
+            msn1_4: Default::default(),
+            cred_m1_4: Default::default(),
+            cred_p4: Default::default(),
+            ack_m1_4: Default::default(),
             rom_req: opcode_rom(|c| {
                 rc_req_kind(
                     c,
@@ -871,7 +878,6 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.pre3.d.next.rq_psn = self.c_rq_psn.val();
         self.pre3.d.next.psn1 = self.a2.q.val().psn + 1;
         self.pre3.d.next.psn_rd = self.a2.q.val().psn + bit_cast::<24, 32>(self.npkts.val());
-        self.pre3.d.next.va_next = self.a2.q.val().va + bit_cast::<64, 16>(self.a2.q.val().plen);
         self.raw3.d.next = self.ram.read_data.val();
         self.h_a4.d.next = self.a4_valid.q.val()
             & (bit_cast::<Q, 24>(self.a4.q.val().qpn) == bit_cast::<Q, 24>(self.a2.q.val().qpn));
@@ -925,14 +931,10 @@ impl<const Q: usize> Logic for RespChk<Q> {
             self.resid.next = self.a3.q.val().dmalen;
             self.wr_va.next = self.a3.q.val().va;
             self.wr_rkey.next = self.a3.q.val().rkey;
-            self.mid4.d.next.va_next = self.pre3.q.val().va_next;
-            self.mid4.d.next.off_next = self.plen3.val();
         } else {
             self.resid.next = self.st.val().resid;
             self.wr_va.next = self.st.val().va;
             self.wr_rkey.next = self.st.val().rkey;
-            self.mid4.d.next.va_next = self.st.val().va + bit_cast::<64, 16>(self.a3.q.val().plen);
-            self.mid4.d.next.off_next = self.st.val().off + self.plen3.val();
         }
         self.pmtu3.next = self.pre3.q.val().pmtu;
         self.mid4.d.next.len_bad = self.pre3.q.val().len_bad
@@ -945,17 +947,24 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.mid4.d.next.wr_va = self.wr_va.val();
         self.mid4.d.next.wr_rkey = self.wr_rkey.val();
         self.mid4.d.next.resid = self.resid.val();
-        self.mid4.d.next.resid_next = self.resid.val() - self.plen3.val();
-        self.mid4.d.next.msn1 = self.st.val().msn + 1;
-        self.mid4.d.next.cred_m1 = self.st.val().credits - 1;
-        self.mid4.d.next.cred_p =
-            self.st.val().credits + bit_cast::<CREDIT_BITS, 16>(self.a3.q.val().ev_count);
-        self.mid4.d.next.ack_m1 = self.st.val().ack_psn - 1;
         self.st4.d.next = self.st.val();
         self.pre4.d.next = self.pre3.q.val();
         self.a4.d.next = self.a3.q.val();
         self.a4_valid.d.next = self.a3_valid.q.val();
         // ---- A4: the decision, the state written back, the command.
+        self.plen4.next = bit_cast::<32, 16>(self.a4.q.val().plen);
+        self.va_next4.next = self.mid4.q.val().wr_va + bit_cast::<64, 16>(self.a4.q.val().plen);
+        if self.pre4.q.val().first | self.pre4.q.val().only {
+            self.off_next4.next = self.plen4.val();
+        } else {
+            self.off_next4.next = self.st4.q.val().off + self.plen4.val();
+        }
+        self.resid_next4.next = self.mid4.q.val().resid - self.plen4.val();
+        self.msn1_4.next = self.st4.q.val().msn + 1;
+        self.cred_m1_4.next = self.st4.q.val().credits - 1;
+        self.cred_p4.next =
+            self.st4.q.val().credits + bit_cast::<CREDIT_BITS, 16>(self.a4.q.val().ev_count);
+        self.ack_m1_4.next = self.st4.q.val().ack_psn - 1;
         self.ns.next = self.st4.q.val();
         self.wr.next = false;
         self.out.next = false;
@@ -976,7 +985,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.cmd.next.swap = self.a4.q.val().swap;
         self.cmd.next.compare = self.a4.q.val().compare;
         self.cmd.next.off = self.st4.q.val().off;
-        self.cmd.next.ack_psn = self.mid4.q.val().ack_m1;
+        self.cmd.next.ack_psn = self.ack_m1_4.val();
         if self.a4.q.val().ev {
             self.wr.next = true;
             if self.a4.q.val().ev_kind == 0 {
@@ -991,7 +1000,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
             } else if self.a4.q.val().ev_kind == 1 {
                 // EV_POST_RECV
                 if !self.st4.q.val().err {
-                    self.ns.next.credits = self.mid4.q.val().cred_p;
+                    self.ns.next.credits = self.cred_p4.val();
                 }
             } else if self.a4.q.val().ev_kind == 2 {
                 // EV_CLEAR
@@ -1066,16 +1075,16 @@ impl<const Q: usize> Logic for RespChk<Q> {
                     self.ns.next.epsn = self.pre4.q.val().psn1;
                     self.ns.next.ack_psn = self.pre4.q.val().psn1;
                     if self.pre4.q.val().last | self.pre4.q.val().only {
-                        self.ns.next.msn = self.mid4.q.val().msn1;
+                        self.ns.next.msn = self.msn1_4.val();
                         self.ns.next.cur = 0.into();
                     }
                     if self.pre4.q.val().send {
                         if self.pre4.q.val().first | self.pre4.q.val().only {
-                            self.ns.next.credits = self.mid4.q.val().cred_m1;
+                            self.ns.next.credits = self.cred_m1_4.val();
                             self.cmd.next.off = 0.into();
-                            self.ns.next.off = self.mid4.q.val().off_next;
+                            self.ns.next.off = self.off_next4.val();
                         } else {
-                            self.ns.next.off = self.mid4.q.val().off_next;
+                            self.ns.next.off = self.off_next4.val();
                         }
                         if self.pre4.q.val().first {
                             self.ns.next.cur = 1.into();
@@ -1085,24 +1094,24 @@ impl<const Q: usize> Logic for RespChk<Q> {
                         self.cmd.next.va = self.mid4.q.val().wr_va;
                         self.cmd.next.rkey = self.mid4.q.val().wr_rkey;
                         self.cmd.next.len = self.mid4.q.val().resid;
-                        self.ns.next.va = self.mid4.q.val().va_next;
+                        self.ns.next.va = self.va_next4.val();
                         self.ns.next.rkey = self.mid4.q.val().wr_rkey;
-                        self.ns.next.resid = self.mid4.q.val().resid_next;
+                        self.ns.next.resid = self.resid_next4.val();
                         if self.pre4.q.val().first {
                             self.ns.next.cur = 2.into();
                         }
                         if self.pre4.q.val().wqe {
-                            self.ns.next.credits = self.mid4.q.val().cred_m1;
+                            self.ns.next.credits = self.cred_m1_4.val();
                         }
                     }
                     if self.pre4.q.val().read {
                         self.ns.next.epsn = self.pre4.q.val().psn_rd;
                         self.ns.next.ack_psn = self.st4.q.val().ack_psn;
-                        self.ns.next.msn = self.mid4.q.val().msn1;
+                        self.ns.next.msn = self.msn1_4.val();
                     }
                     if self.pre4.q.val().atomic {
                         self.cmd.next.len = 8.into();
-                        self.ns.next.msn = self.mid4.q.val().msn1;
+                        self.ns.next.msn = self.msn1_4.val();
                     }
                     self.cmd.next.msn = self.ns.val().msn;
                 }
