@@ -316,10 +316,13 @@ pub struct RespChk<const Q: usize> {
     fw2_valid: DFF<Bit>,
     fw2_qp: DFF<Bits<Q>>,
     fw2_state: DFF<RespState>,
-    h_a4: DFF<Bit>,
-    h_f1: DFF<Bit>,
-    h_f2: DFF<Bit>,
-    wrote: DFF<Bit>,
+    s1a: DFF<Bit>,
+    s2a: DFF<Bit>,
+    s1b: DFF<Bit>,
+    s2b: DFF<Bit>,
+    m_a4: Signal<Local, Bit>,
+    m_f1: Signal<Local, Bit>,
+    m_f2: Signal<Local, Bit>,
     a3: DFF<RespItem>,
     a3_valid: DFF<Bit>,
     a4: DFF<RespItem>,
@@ -385,8 +388,6 @@ pub struct RespChk<const Q: usize> {
     plen3: Signal<Local, Bits<32>>,
     pmtu3: Signal<Local, Bits<32>>,
     fo3: Signal<Local, Bit>,
-    sel1: Signal<Local, Bit>,
-    sel2: Signal<Local, Bit>,
     plen4: Signal<Local, Bits<32>>,
     va_next4: Signal<Local, Bits<64>>,
     off_next4: Signal<Local, Bits<32>>,
@@ -542,10 +543,13 @@ impl<const Q: usize> RespChk<Q> {
             fw2_valid: Default::default(),
             fw2_qp: Default::default(),
             fw2_state: Default::default(),
-            h_a4: Default::default(),
-            h_f1: Default::default(),
-            h_f2: Default::default(),
-            wrote: Default::default(),
+            s1a: Default::default(),
+            s2a: Default::default(),
+            s1b: Default::default(),
+            s2b: Default::default(),
+            m_a4: Default::default(),
+            m_f1: Default::default(),
+            m_f2: Default::default(),
             a3: Default::default(),
             a3_valid: Default::default(),
             a4: Default::default(),
@@ -610,8 +614,6 @@ impl<const Q: usize> RespChk<Q> {
             plen3: Default::default(),
             pmtu3: Default::default(),
             fo3: Default::default(),
-            sel1: Default::default(),
-            sel2: Default::default(),
             plen4: Default::default(),
             va_next4: Default::default(),
             off_next4: Default::default(),
@@ -702,10 +704,10 @@ impl<const Q: usize> Logic for RespChk<Q> {
             fw2_valid,
             fw2_qp,
             fw2_state,
-            h_a4,
-            h_f1,
-            h_f2,
-            wrote,
+            s1a,
+            s2a,
+            s1b,
+            s2b,
             fw_valid,
             fw_qp,
             fw_state,
@@ -879,32 +881,40 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.pre3.d.next.psn1 = self.a2.q.val().psn + 1;
         self.pre3.d.next.psn_rd = self.a2.q.val().psn + bit_cast::<24, 32>(self.npkts.val());
         self.raw3.d.next = self.ram.read_data.val();
-        self.h_a4.d.next = self.a4_valid.q.val()
-            & (bit_cast::<Q, 24>(self.a4.q.val().qpn) == bit_cast::<Q, 24>(self.a2.q.val().qpn));
-        self.h_f1.d.next =
-            self.fw_valid.q.val() & (self.fw_qp.q.val() == bit_cast::<Q, 24>(self.a2.q.val().qpn));
-        self.h_f2.d.next = self.fw2_valid.q.val()
-            & (self.fw2_qp.q.val() == bit_cast::<Q, 24>(self.a2.q.val().qpn));
         self.a3.d.next = self.a2.q.val();
         self.a3_valid.d.next = self.a2_valid.q.val();
         // ---- A3: the state (forwarded from the last two writes), the
         // checks and sums that depend on it.
-        // Which write is this QP's newest, decided from registers: the
-        // matches were taken in A2 against the item then in A4 and the two
-        // forwarding registers; `wrote` says whether that item wrote.
-        if self.wrote.q.val() {
-            self.sel1.next = self.h_a4.q.val();
-            self.sel2.next = self.h_f1.q.val();
-        } else {
-            self.sel1.next = self.h_f1.q.val();
-            self.sel2.next = self.h_f2.q.val();
-        }
-        if self.sel1.val() {
+        // Which write is this QP's newest: selects registered in A2 (two
+        // copies, for the narrow fields the checks read and the wide ones).
+        if self.s1a.q.val() {
             self.st.next = self.fw_state.q.val();
-        } else if self.sel2.val() {
+        } else if self.s2a.q.val() {
             self.st.next = self.fw2_state.q.val();
         } else {
             self.st.next = self.raw3.q.val();
+        }
+        if self.s1b.q.val() {
+            self.st.next.va = self.fw_state.q.val().va;
+            self.st.next.rkey = self.fw_state.q.val().rkey;
+            self.st.next.resid = self.fw_state.q.val().resid;
+            self.st.next.off = self.fw_state.q.val().off;
+            self.st.next.msn = self.fw_state.q.val().msn;
+            self.st.next.ack_psn = self.fw_state.q.val().ack_psn;
+        } else if self.s2b.q.val() {
+            self.st.next.va = self.fw2_state.q.val().va;
+            self.st.next.rkey = self.fw2_state.q.val().rkey;
+            self.st.next.resid = self.fw2_state.q.val().resid;
+            self.st.next.off = self.fw2_state.q.val().off;
+            self.st.next.msn = self.fw2_state.q.val().msn;
+            self.st.next.ack_psn = self.fw2_state.q.val().ack_psn;
+        } else {
+            self.st.next.va = self.raw3.q.val().va;
+            self.st.next.rkey = self.raw3.q.val().rkey;
+            self.st.next.resid = self.raw3.q.val().resid;
+            self.st.next.off = self.raw3.q.val().off;
+            self.st.next.msn = self.raw3.q.val().msn;
+            self.st.next.ack_psn = self.raw3.q.val().ack_psn;
         }
         self.plen3.next = bit_cast::<32, 16>(self.a3.q.val().plen);
         self.dpsn.next = self.a3.q.val().psn - self.st.val().epsn;
@@ -1143,7 +1153,26 @@ impl<const Q: usize> Logic for RespChk<Q> {
             self.fw2_qp.d.next = self.fw_qp.q.val();
             self.fw2_state.d.next = self.fw_state.q.val();
         }
-        self.wrote.d.next = self.wr.val();
+        // The item in A2 reads its state in A3: its newest write is the one
+        // this A4 item makes now (if to its QP), else the forwarding
+        // registers as they will be after this edge.
+        self.m_a4.next = self.a4_valid.q.val()
+            & (bit_cast::<Q, 24>(self.a4.q.val().qpn) == bit_cast::<Q, 24>(self.a2.q.val().qpn));
+        self.m_f1.next =
+            self.fw_valid.q.val() & (self.fw_qp.q.val() == bit_cast::<Q, 24>(self.a2.q.val().qpn));
+        self.m_f2.next = self.fw2_valid.q.val()
+            & (self.fw2_qp.q.val() == bit_cast::<Q, 24>(self.a2.q.val().qpn));
+        if self.wr.val() {
+            self.s1a.d.next = self.m_a4.val();
+            self.s2a.d.next = self.m_f1.val();
+            self.s1b.d.next = self.m_a4.val();
+            self.s2b.d.next = self.m_f1.val();
+        } else {
+            self.s1a.d.next = self.m_f1.val();
+            self.s2a.d.next = self.m_f2.val();
+            self.s1b.d.next = self.m_f1.val();
+            self.s2b.d.next = self.m_f2.val();
+        }
         self.err_valid.d.next = self.to_err.val();
         self.err_qpn.d.next = self.a4.q.val().qpn;
         self.m_qp_error_valid.next = self.err_valid.q.val();
@@ -1166,7 +1195,10 @@ impl<const Q: usize> Logic for RespChk<Q> {
             self.a4_valid.d.next = false;
             self.fw_valid.d.next = false;
             self.fw2_valid.d.next = false;
-            self.wrote.d.next = false;
+            self.s1a.d.next = false;
+            self.s2a.d.next = false;
+            self.s1b.d.next = false;
+            self.s2b.d.next = false;
             self.inflight.d.next = 0.into();
             self.err_valid.d.next = false;
             self.hot.d.next = 0.into();
