@@ -316,6 +316,9 @@ pub struct RespChk<const Q: usize> {
     fw2_valid: DFF<Bit>,
     fw2_qp: DFF<Bits<Q>>,
     fw2_state: DFF<RespState>,
+    ram_we: DFF<Bit>,
+    ram_wa: DFF<Bits<Q>>,
+    ram_wd: DFF<RespState>,
     s1a: DFF<Bit>,
     s2a: DFF<Bit>,
     s1b: DFF<Bit>,
@@ -543,6 +546,9 @@ impl<const Q: usize> RespChk<Q> {
             fw2_valid: Default::default(),
             fw2_qp: Default::default(),
             fw2_state: Default::default(),
+            ram_we: Default::default(),
+            ram_wa: Default::default(),
+            ram_wd: Default::default(),
             s1a: Default::default(),
             s2a: Default::default(),
             s1b: Default::default(),
@@ -704,6 +710,9 @@ impl<const Q: usize> Logic for RespChk<Q> {
             fw2_valid,
             fw2_qp,
             fw2_state,
+            ram_we,
+            ram_wa,
+            ram_wd,
             s1a,
             s2a,
             s1b,
@@ -1142,9 +1151,14 @@ impl<const Q: usize> Logic for RespChk<Q> {
         }
         self.hot_hdr_drop.d.next = self.acc_hdr.val() & self.s_hdr_drop.val();
         self.hot.d.next = self.hotv.val();
-        self.ram.write_enable.next = self.wr.val();
-        self.ram.write_address.next = bit_cast::<Q, 24>(self.a4.q.val().qpn);
-        self.ram.write_data.next = self.ns.val();
+        // The RAM takes the write a cycle later, from registers (its blocks
+        // sit apart); the forwarding registers cover it meanwhile.
+        self.ram_we.d.next = self.wr.val();
+        self.ram_wa.d.next = bit_cast::<Q, 24>(self.a4.q.val().qpn);
+        self.ram_wd.d.next = self.ns.val();
+        self.ram.write_enable.next = self.ram_we.q.val();
+        self.ram.write_address.next = self.ram_wa.q.val();
+        self.ram.write_data.next = self.ram_wd.q.val();
         if self.wr.val() {
             self.fw_valid.d.next = true;
             self.fw_qp.d.next = bit_cast::<Q, 24>(self.a4.q.val().qpn);
@@ -1196,6 +1210,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
             self.fw_valid.d.next = false;
             self.fw2_valid.d.next = false;
             self.s1a.d.next = false;
+            self.ram_we.d.next = false;
             self.s2a.d.next = false;
             self.s1b.d.next = false;
             self.s2b.d.next = false;
