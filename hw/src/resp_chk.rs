@@ -29,11 +29,12 @@
 //!   is registered, and so is the state RAM's word, in the fabric;
 //! - A3 (t+3): the state, taken from the last write or the one before it
 //!   when they were to this QP (items are at least 2 cycles apart and
-//!   write in A4, so those two are the only writes an item's read can have
-//!   missed), and what depends on it (PSN compare, opcode sequence,
-//!   credits, WRITE residual, the sums of the update), registered;
-//! - A4 (t+4): the decision, the new state written back (and into the
-//!   forwarding registers), the command into the output FIFO.
+//!   write the RAM the cycle after A4, so those two are the only writes an
+//!   item's read can have missed), and the checks that depend on it (PSN
+//!   compare, opcode sequence, credits, WRITE residual), registered;
+//! - A4 (t+4): the update's sums, the decision, the new state into the
+//!   forwarding registers and the RAM's write registers (the RAM takes it
+//!   a cycle later), the command into the output FIFO.
 //!
 //! Headers are accepted while fewer than `CMD_CAPACITY` commands are in
 //! the pipeline or the FIFO, so the pipeline never stalls.
