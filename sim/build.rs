@@ -57,6 +57,8 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("retx_buf_small", 64, Variant::Fast),
     ("retx_buf_small", 512, Variant::Fast),
     ("retx_buf", 64, Variant::Fast),
+    // resp_chk: the "width" is the number of QPs (64: test build).
+    ("resp_chk", 64, Variant::Fast),
 ];
 
 fn main() {

@@ -7,6 +7,7 @@ use crate::csr::{CsrDefault, CsrSmall, QpStore};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
+use crate::resp_chk::{RespChkDefault, RespChkSmall};
 use crate::retx_buf::{
     RetxBuf128, RetxBuf256, RetxBuf512, RetxBuf64, RetxBufSmall512, RetxBufSmall64,
 };
@@ -105,6 +106,13 @@ pub const BLOCKS: &[BlockSpec] = &[
         summary: "retx_buf test build: 64 QPs, 16 slots of 1024 bytes, 64-bit descriptor",
         widths: &RETX_SMALL_WIDTHS,
     },
+    BlockSpec {
+        name: "resp_chk",
+        summary: "RC responder header engine: QP/PSN/opcode-sequence/access/resource/length \
+                  checks in IBTA 9.7.5 order, per-QP state in block RAM, one command per \
+                  header; 'width' = QPs (1024 default build, 64 test build)",
+        widths: &RESP_CHK_SIZES,
+    },
 ];
 
 /// The `qp_timers` builds, selected by the catalogue's size argument: timer
@@ -113,6 +121,9 @@ pub const QP_TIMERS_SIZES: [usize; 2] = [128, 2048];
 
 /// The `retx_buf_small` (test build) widths.
 pub const RETX_SMALL_WIDTHS: [usize; 2] = [64, 512];
+
+/// The `resp_chk` builds, selected by the catalogue's size argument: QPs.
+pub const RESP_CHK_SIZES: [usize; 2] = [64, 1024];
 
 /// The `csr` builds, selected by the catalogue's size argument: QP contexts.
 pub const CSR_SIZES: [usize; 1] = [roce_regs::QP_COUNT as usize];
@@ -354,6 +365,23 @@ fn retx_buf(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'static 
     }
 }
 
+/// `resp_chk` Verilog, latency and parameters (QPs).
+fn resp_chk(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    let params = vec![
+        ("W", size as u64),
+        ("QPS", size as u64),
+        ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
+        ("QP_READ_LATENCY", 2),
+        ("CMD_CAPACITY", crate::resp_chk::CMD_CAPACITY),
+    ];
+    let v = match size {
+        64 => emit(RespChkSmall::new()),
+        1024 => emit(RespChkDefault::new()),
+        _ => unreachable!("size checked against the block's spec"),
+    };
+    (v, Some(crate::resp_chk::LATENCY), params)
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -402,6 +430,7 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "mr_ctrl" => mr_ctrl(width),
         "retx_buf" => retx_buf(width, false),
         "retx_buf_small" => retx_buf(width, true),
+        "resp_chk" => resp_chk(width),
         "csr" => csr(width, CsrDefault::DEFAULT_STORE),
         "csr_bram" => csr(width, QpStore::Bram),
         "csr_lutram" => csr(width, QpStore::Lutram),
@@ -524,11 +553,57 @@ mod tests {
     }
 
     #[test]
+    fn qp_timers_sizes() {
+        let g = generate("qp_timers", 2048).unwrap();
+        assert_eq!(g.top, "qp_timers_w2048");
+        assert!(g.params.contains(&("LANES", 16)) && g.params.contains(&("SCAN_CYCLES", 128)));
+        for (port, width) in [
+            ("s_arm_entry", 11),
+            ("s_arm_delay", 32),
+            ("m_exp_entry", 11),
+        ] {
+            assert!(
+                g.ports.iter().any(|p| p.name == port && p.width == width),
+                "{port}"
+            );
+        }
+        let g = generate("qp_timers", 128).unwrap();
+        assert!(g.params.contains(&("LANES", 8)) && g.params.contains(&("TICK_CYCLES", 16)));
+        assert!(generate("qp_timers", 64).is_err());
+    }
+
+    #[test]
+    fn resp_chk_sizes() {
+        let g = generate("resp_chk", 1024).unwrap();
+        assert_eq!(g.top, "resp_chk_w1024");
+        for (port, width) in [
+            ("qp_rd_addr", 10),
+            ("qp_rd_data", crate::csr::QP_CTX_BITS),
+            ("s_hdr_psn", 24),
+            ("m_cmd_va", 64),
+        ] {
+            assert!(
+                g.ports.iter().any(|p| p.name == port && p.width == width),
+                "{port}"
+            );
+        }
+        assert!(generate("resp_chk", 256).is_err());
+    }
+
+    #[test]
     fn every_block_generates_with_ports() {
-        for spec in BLOCKS
-            .iter()
-            .filter(|b| !["mr_tlb", "csr", "csr_bram", "csr_lutram", "mr_ctrl"].contains(&b.name))
-        {
+        for spec in BLOCKS.iter().filter(|b| {
+            ![
+                "mr_tlb",
+                "csr",
+                "csr_bram",
+                "csr_lutram",
+                "mr_ctrl",
+                "resp_chk",
+                "qp_timers",
+            ]
+            .contains(&b.name)
+        }) {
             let g = generate(spec.name, 64).unwrap();
             assert!(g.verilog.contains(&format!("module {}(", g.top)));
             assert!(!g.verilog.contains("module top"), "rename missed a module");

@@ -15,6 +15,7 @@ pub mod mr_ctrl;
 pub mod mr_tlb;
 pub mod prim;
 pub mod qp_timers;
+pub mod resp_chk;
 pub mod retx_buf;
 pub mod roce_rx;
 pub mod roce_tx;
