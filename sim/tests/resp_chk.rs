@@ -30,7 +30,7 @@ use roce_wire::{AtomicEthRepr, BthRepr, ExtHeaders, Opcode, Pmtu, Psn, RethRepr,
 use std::collections::{HashMap, VecDeque};
 
 const QPS: u32 = 64;
-/// `qp_rd_data` words (328 bits).
+/// `qp_rd_data` words (the packed context, `csr::QP_CTX_BITS` bits).
 const WORDS: usize = 11;
 
 // The block's command and event codes (hw/src/resp_chk.rs).
