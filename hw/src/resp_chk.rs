@@ -1081,7 +1081,10 @@ impl<const Q: usize> Logic for RespChk<Q> {
                     self.to_err.next = true;
                     self.hotv.next = 4096.into();
                 } else if self.mid4.q.val().rnr {
-                    self.ns.next.nak_sent = true;
+                    // As rxe (the model's default): `nak_sent` stays clear,
+                    // so the first packet behind the RNR-NAKed one gets one
+                    // PSN sequence NAK (the requester ignores it while it
+                    // waits out the RNR timer).
                     self.cmd.next.kind = 3.into(); // CMD_RNR_NAK
                     self.cmd.next.code = self.pre4.q.val().rnr_code;
                     self.hotv.next = 16384.into();

@@ -1007,8 +1007,11 @@ fn rnr_nak_then_retry() {
     s.resend_from(Psn::new(9), &mut items);
     let (hw, want) = differential("rnr", &ctx, &items, RANDOM, &mut rng);
     assert_eq!(want[0], vec![(ACK, 7, Some((0x20 | 17, 0)))]);
-    // The rest of the message and the WRITE are silent after the RNR NAK.
-    assert!(want[1].is_empty() && want[2].is_empty());
+    // As rxe: the first packet behind the RNR-NAKed one gets one PSN
+    // sequence NAK carrying ePSN 7; the rest of the message and the WRITE
+    // are silent.
+    assert_eq!(want[1], vec![(ACK, 7, Some((0x60, 0)))]);
+    assert!(want[2].is_empty());
     assert_eq!(want[4], vec![(ACK, 8, Some((NO_CREDITS, 1)))]);
     assert_eq!(want[5], vec![(ACK, 9, Some((0x20 | 17, 1)))]);
     assert_eq!(want[6], vec![(ACK, 9, Some((NO_CREDITS, 2)))]);
