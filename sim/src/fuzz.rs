@@ -360,7 +360,7 @@ pub fn rx(c: &Config, mut progress: impl FnMut(u64)) -> Result<Report, Box<Disag
         for _ in 0..n {
             let (repr, payload) = gen.frame();
             let good = repr.to_bytes(&payload).expect("FrameGen frames emit");
-            // A third as generated or with masked fields varied, the rest damaged.
+            // Each kind an eighth of the frames: a quarter stay valid.
             let kind = Mutation::ALL[rng.below(Mutation::ALL.len() as u64) as usize];
             let f = mutate(&mut rng, kind, &repr, &good);
             if matches!(kind, Mutation::Valid | Mutation::Masked) {
