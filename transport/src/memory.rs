@@ -30,6 +30,36 @@ pub trait Memory {
     /// Invalidates the region registered under `key` (SEND with invalidate).
     fn invalidate(&mut self, key: u32) -> Result<(), CmdError>;
 
+    /// Checks `len` bytes at `va` under `key` and splits them into the
+    /// physical chunks behind them: (physical address, the chunk's range
+    /// in the caller's buffer).
+    fn spans(
+        &self,
+        key: u32,
+        pd: u16,
+        access: Access,
+        va: u64,
+        len: usize,
+    ) -> Result<Vec<(u64, core::ops::Range<usize>)>, Reject> {
+        let req = Request {
+            key,
+            pd,
+            access,
+            va,
+            len: len as u32,
+        };
+        let mut at = 0;
+        Ok(self
+            .translate(&req)?
+            .into_iter()
+            .map(|c| {
+                let r = at..at + c.len as usize;
+                at = r.end;
+                (c.pa, r)
+            })
+            .collect())
+    }
+
     /// Checks and reads `buf.len()` bytes at `va` under `key`.
     fn read(
         &self,
@@ -39,19 +69,8 @@ pub trait Memory {
         va: u64,
         buf: &mut [u8],
     ) -> Result<(), Reject> {
-        let req = Request {
-            key,
-            pd,
-            access,
-            va,
-            len: buf.len() as u32,
-        };
-        let chunks = self.translate(&req)?;
-        let mut at = 0;
-        for c in chunks {
-            let n = c.len as usize;
-            self.read_pa(c.pa, &mut buf[at..at + n]);
-            at += n;
+        for (pa, r) in self.spans(key, pd, access, va, buf.len())? {
+            self.read_pa(pa, &mut buf[r]);
         }
         Ok(())
     }
@@ -66,19 +85,8 @@ pub trait Memory {
         va: u64,
         data: &[u8],
     ) -> Result<(), Reject> {
-        let req = Request {
-            key,
-            pd,
-            access,
-            va,
-            len: data.len() as u32,
-        };
-        let chunks = self.translate(&req)?;
-        let mut at = 0;
-        for c in chunks {
-            let n = c.len as usize;
-            self.write_pa(c.pa, &data[at..at + n]);
-            at += n;
+        for (pa, r) in self.spans(key, pd, access, va, data.len())? {
+            self.write_pa(pa, &data[r]);
         }
         Ok(())
     }

@@ -479,13 +479,7 @@ impl Qp {
             return;
         }
         // A READ response acknowledges every request before the READ.
-        if let Acked::ResponseLost = self.ack_before(now, first) {
-            self.counters.inc(Counter::DropResponseOutOfOrder);
-            self.retry_after_nak(now, Counter::RetryImplied);
-            return;
-        }
-        if p != self.req.comp_psn {
-            self.counters.inc(Counter::DropResponseOutOfOrder);
+        if !self.in_order_response(now, first, p) {
             return;
         }
         let w = &self.req.sq[0];
@@ -514,6 +508,23 @@ impl Qp {
         self.progress(now);
     }
 
+    /// A READ response or ATOMIC ACK at `p` for the request starting at
+    /// `first`: its implied ACK of every earlier request, then whether it is
+    /// the response expected next. False (counted) when it is not: an
+    /// implied ACK that shows an earlier response lost starts a retry.
+    fn in_order_response(&mut self, now: u64, first: Psn, p: Psn) -> bool {
+        if let Acked::ResponseLost = self.ack_before(now, first) {
+            self.counters.inc(Counter::DropResponseOutOfOrder);
+            self.retry_after_nak(now, Counter::RetryImplied);
+            return false;
+        }
+        if p != self.req.comp_psn {
+            self.counters.inc(Counter::DropResponseOutOfOrder);
+            return false;
+        }
+        true
+    }
+
     fn on_atomic_ack<M: Memory + ?Sized>(&mut self, now: u64, pkt: &Packet, mem: &mut M) {
         let p = pkt.bth.psn;
         if p.is_before(self.req.comp_psn) {
@@ -531,13 +542,7 @@ impl Qp {
             self.counters.inc(Counter::DropUnexpectedResponse);
             return;
         }
-        if let Acked::ResponseLost = self.ack_before(now, p) {
-            self.counters.inc(Counter::DropResponseOutOfOrder);
-            self.retry_after_nak(now, Counter::RetryImplied);
-            return;
-        }
-        if p != self.req.comp_psn {
-            self.counters.inc(Counter::DropResponseOutOfOrder);
+        if !self.in_order_response(now, p, p) {
             return;
         }
         let orig = pkt

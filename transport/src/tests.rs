@@ -157,6 +157,10 @@ struct Pair {
 impl Pair {
     fn new(t: QpType) -> Pair {
         let (a, b) = attrs(t);
+        Pair::of(a, b)
+    }
+    /// Two endpoints with these attributes, at time 0.
+    fn of(a: QpAttr, b: QpAttr) -> Pair {
         Pair {
             a: Side::new(a),
             b: Side::new(b),
@@ -677,11 +681,7 @@ fn timeout_retry() {
 fn retry_exhaustion_flushes() {
     let (mut a, b) = attrs(QpType::Rc);
     a.retry_cnt = 2;
-    let mut p = Pair {
-        a: Side::new(a),
-        b: Side::new(b),
-        now: 0,
-    };
+    let mut p = Pair::of(a, b);
     let (rk, rva) = p.b.alloc(64);
     for i in 0..3 {
         let w = p.a.buf(&data(8, i));
@@ -763,11 +763,7 @@ fn rnr_retry_7_is_forever_and_others_run_out() {
     for rnr_retry in [7u8, 3] {
         let (mut a, b) = attrs(QpType::Rc);
         a.rnr_retry = rnr_retry;
-        let mut p = Pair {
-            a: Side::new(a),
-            b: Side::new(b),
-            now: 0,
-        };
+        let mut p = Pair::of(a, b);
         let s = p.a.buf(&data(20, 1));
         p.a.qp.post_send(SendWr::new(1, WrOp::Send, s)).unwrap();
         let s = p.a.buf(&data(20, 2));
@@ -810,11 +806,7 @@ fn psn_wraps_at_2_pow_24() {
     let (mut a, mut b) = attrs(QpType::Rc);
     a.sq_psn = Psn::new(0xFF_FFFE);
     b.rq_psn = Psn::new(0xFF_FFFE);
-    let mut p = Pair {
-        a: Side::new(a),
-        b: Side::new(b),
-        now: 0,
-    };
+    let mut p = Pair::of(a, b);
     let (rk, rva) = p.b.alloc(4096);
     p.b.mem.poke(rk, rva, &data(1000, 3));
     p.b.post_recv(1, 1000);
@@ -1257,11 +1249,7 @@ fn cnp_at_most_once_per_interval() {
 fn max_rd_atomic_limits_outstanding_reads() {
     let (mut a, b) = attrs(QpType::Rc);
     a.max_rd_atomic = 2;
-    let mut p = Pair {
-        a: Side::new(a),
-        b: Side::new(b),
-        now: 0,
-    };
+    let mut p = Pair::of(a, b);
     let (rk, rva) = p.b.alloc(64);
     for i in 0..4 {
         let into = p.a.buf(&[0; 8]);
