@@ -60,6 +60,11 @@ pub const CMD_NAK: u64 = 2;
 pub const CMD_RNR_NAK: u64 = 3;
 /// Silent drop; `m_cmd_code` is the reason (`DROP_*`).
 pub const CMD_DROP: u64 = 4;
+/// Not a header: the QP was re-initialised (`EV_INIT` or `EV_CLEAR`
+/// taken), in order with the headers, so the executor forgets what it
+/// kept for the QP's previous life (responder resources, its own Error
+/// mark) exactly between the commands before and after.
+pub const CMD_RESET: u64 = 5;
 
 /// Drop reasons on `m_cmd_code` for `CMD_DROP`.
 pub const DROP_QPN: u64 = 1;
@@ -83,6 +88,11 @@ pub const EV_CLEAR: u64 = 2;
 /// dropped from the next item on, its credits flushed.
 pub const EV_ERROR: u64 = 3;
 
+// The accept counts INIT and CLEAR (they become `CMD_RESET` commands)
+// by bit 0 of the kind.
+const _: () =
+    assert!(EV_INIT & 1 == 0 && EV_CLEAR & 1 == 0 && EV_POST_RECV & 1 == 1 && EV_ERROR & 1 == 1);
+
 /// Commands the block holds (pipeline + output FIFO).
 pub const CMD_CAPACITY: u64 = 9;
 /// Cycles from a header's handshake on `s_hdr` to its command on `m_cmd`
@@ -98,6 +108,8 @@ const ACC_BITS: usize = roce_regs::ACCESS_BITS as usize;
 const RNR_BITS: usize = roce_regs::RNR_TIMER_BITS as usize;
 const RDA_BITS: usize = roce_regs::RD_ATOMIC_BITS as usize;
 const PSN_BITS: usize = roce_regs::PSN_BITS as usize;
+/// Bits of the PD on `m_cmd_pd` (`roce_regs::MR_PD_BITS`).
+pub const PD_BITS: usize = roce_regs::MR_PD_BITS as usize;
 
 /// One item in the pipeline: a header or an event.
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
@@ -172,6 +184,8 @@ pub struct RespPre {
     pub pmtu: Bits<32>,
     pub rnr_code: Bits<RNR_BITS>,
     pub rq_psn: Bits<PSN_BITS>,
+    pub pd: Bits<PD_BITS>,
+    pub mdra: Bits<RDA_BITS>,
     /// PSN + 1, and PSN + the READ's packets.
     pub psn1: Bits<24>,
     pub psn_rd: Bits<24>,
@@ -210,6 +224,11 @@ pub struct RespCmd {
     pub compare: Bits<64>,
     pub off: Bits<32>,
     pub ack_psn: Bits<24>,
+    /// From the context, for the executor: PD, PMTU in bytes,
+    /// max_dest_rd_atomic.
+    pub pd: Bits<PD_BITS>,
+    pub pmtu: Bits<16>,
+    pub mdra: Bits<RDA_BITS>,
 }
 
 /// A 256-entry opcode flag table.
@@ -287,6 +306,9 @@ pub struct RespChk<const Q: usize> {
     pub m_cmd_compare: Signal<Out, Bits<64>>,
     pub m_cmd_off: Signal<Out, Bits<32>>,
     pub m_cmd_ack_psn: Signal<Out, Bits<24>>,
+    pub m_cmd_pd: Signal<Out, Bits<PD_BITS>>,
+    pub m_cmd_pmtu: Signal<Out, Bits<16>>,
+    pub m_cmd_mdra: Signal<Out, Bits<RDA_BITS>>,
     /// One-cycle pulse: this block moved QP `m_qp_error_qpn` to Error.
     pub m_qp_error_valid: Signal<Out, Bit>,
     pub m_qp_error_qpn: Signal<Out, Bits<24>>,
@@ -349,6 +371,7 @@ pub struct RespChk<const Q: usize> {
     acc_ev: Signal<Local, Bit>,
     cmd_take: Signal<Local, Bit>,
     hdr_new: Signal<Local, Bit>,
+    item_in: Signal<Local, Bit>,
     st: Signal<Local, RespState>,
     ns: Signal<Local, RespState>,
     cmd: Signal<Local, RespCmd>,
@@ -363,6 +386,7 @@ pub struct RespChk<const Q: usize> {
     c_rnr: Signal<Local, Bits<RNR_BITS>>,
     c_mdra: Signal<Local, Bits<RDA_BITS>>,
     c_rq_psn: Signal<Local, Bits<PSN_BITS>>,
+    c_pd: Signal<Local, Bits<PD_BITS>>,
     f_req: Signal<Local, Bit>,
     f_rc: Signal<Local, Bit>,
     f_send: Signal<Local, Bit>,
@@ -420,6 +444,7 @@ pub struct RespChk<const Q: usize> {
     off_rnr: Constant<Bits<16>>,
     off_mdra: Constant<Bits<16>>,
     off_rq_psn: Constant<Bits<16>>,
+    off_pd: Constant<Bits<16>>,
     st_rtr: Constant<Bits<ST_BITS>>,
     st_rts: Constant<Bits<ST_BITS>>,
     st_sqd: Constant<Bits<ST_BITS>>,
@@ -520,6 +545,9 @@ impl<const Q: usize> RespChk<Q> {
             m_cmd_compare: Default::default(),
             m_cmd_off: Default::default(),
             m_cmd_ack_psn: Default::default(),
+            m_cmd_pd: Default::default(),
+            m_cmd_pmtu: Default::default(),
+            m_cmd_mdra: Default::default(),
             m_qp_error_valid: Default::default(),
             m_qp_error_qpn: Default::default(),
             cnt_execute: Default::default(),
@@ -578,6 +606,7 @@ impl<const Q: usize> RespChk<Q> {
             acc_ev: Default::default(),
             cmd_take: Default::default(),
             hdr_new: Default::default(),
+            item_in: Default::default(),
             st: Default::default(),
             ns: Default::default(),
             cmd: Default::default(),
@@ -592,6 +621,7 @@ impl<const Q: usize> RespChk<Q> {
             c_rnr: Default::default(),
             c_mdra: Default::default(),
             c_rq_psn: Default::default(),
+            c_pd: Default::default(),
             f_req: Default::default(),
             f_rc: Default::default(),
             f_send: Default::default(),
@@ -665,6 +695,7 @@ impl<const Q: usize> RespChk<Q> {
                 RDA_BITS,
             ),
             off_rq_psn: ctx_offset(&qp::rq_psn::REG, &qp::rq_psn::PSN, PSN_BITS),
+            off_pd: ctx_offset(&qp::pd::REG, &qp::pd::PD, PD_BITS),
             st_rtr: c(QpState::Rtr as u64),
             st_rts: c(QpState::Rts as u64),
             st_sqd: c(QpState::Sqd as u64),
@@ -736,12 +767,17 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.ctr[1].inc.next = self.hot_hdr_drop.q.val();
         self.fifo.reset.next = self.reset.val();
         // ---- Accept: one item per 2 cycles; events first.
-        self.s_ev_ready.next = !self.reset.val() & !self.a1_valid.q.val();
+        self.s_ev_ready.next = !self.reset.val()
+            & !self.a1_valid.q.val()
+            & (self.inflight.q.val() < self.capacity.val());
         self.s_hdr_ready.next = !self.reset.val()
             & !self.a1_valid.q.val()
             & !self.s_ev_valid.val()
             & (self.inflight.q.val() < self.capacity.val());
-        self.acc_ev.next = self.s_ev_valid.val() & !self.reset.val() & !self.a1_valid.q.val();
+        self.acc_ev.next = self.s_ev_valid.val()
+            & !self.reset.val()
+            & !self.a1_valid.q.val()
+            & (self.inflight.q.val() < self.capacity.val());
         self.acc_hdr.next = self.s_hdr_valid.val()
             & !self.reset.val()
             & !self.a1_valid.q.val()
@@ -818,6 +854,10 @@ impl<const Q: usize> Logic for RespChk<Q> {
             .qp_rd_data
             .val()
             .get_bits::<PSN_BITS>(self.off_rq_psn.val().index());
+        self.c_pd.next = self
+            .qp_rd_data
+            .val()
+            .get_bits::<PD_BITS>(self.off_pd.val().index());
         self.f_req.next = self.rom_req.val().get_bit(self.a2.q.val().opcode.index());
         self.f_rc.next = self.rom_rc.val().get_bit(self.a2.q.val().opcode.index());
         self.f_send.next = self.rom_send.val().get_bit(self.a2.q.val().opcode.index());
@@ -866,6 +906,8 @@ impl<const Q: usize> Logic for RespChk<Q> {
                 >> (bit_cast::<32, PMTU_BITS>(self.c_pmtu.val()) + 7);
         }
         self.pre3.d.next.qpn_bad = (self.a2.q.val().qpn & self.qpn_hi.val()).any();
+        self.pre3.d.next.pd = self.c_pd.val();
+        self.pre3.d.next.mdra = self.c_mdra.val();
         self.pre3.d.next.state_ok = self.state_ok.val();
         self.pre3.d.next.type_ok = (self.c_type.val() == self.ty_rc.val()) & self.f_rc.val();
         self.pre3.d.next.req = self.f_req.val();
@@ -1006,10 +1048,15 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.cmd.next.compare = self.a4.q.val().compare;
         self.cmd.next.off = self.st4.q.val().off;
         self.cmd.next.ack_psn = self.ack_m1_4.val();
+        self.cmd.next.pd = self.pre4.q.val().pd;
+        self.cmd.next.pmtu = bit_cast::<16, 32>(self.pre4.q.val().pmtu);
+        self.cmd.next.mdra = self.pre4.q.val().mdra;
         if self.a4.q.val().ev {
             self.wr.next = true;
             if self.a4.q.val().ev_kind == 0 {
                 // EV_INIT
+                self.out.next = true;
+                self.cmd.next.kind = 5.into(); // CMD_RESET
                 self.ns.next.live = true;
                 self.ns.next.err = false;
                 self.ns.next.epsn = self.pre4.q.val().rq_psn;
@@ -1024,6 +1071,8 @@ impl<const Q: usize> Logic for RespChk<Q> {
                 }
             } else if self.a4.q.val().ev_kind == 2 {
                 // EV_CLEAR
+                self.out.next = true;
+                self.cmd.next.kind = 5.into(); // CMD_RESET
                 self.ns.next.live = false;
                 self.ns.next.err = false;
                 self.ns.next.credits = 0.into();
@@ -1201,9 +1250,13 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.m_cmd_valid.next = !self.fifo.empty.val();
         self.cmd_take.next = !self.fifo.empty.val() & self.m_cmd_ready.val();
         self.fifo.read.next = self.cmd_take.val();
-        if self.hdr_new.val() & !self.cmd_take.val() {
+        // Every header and every INIT/CLEAR event becomes a command
+        // (EV_INIT = 0 and EV_CLEAR = 2: kind bit 0 clear).
+        self.item_in.next =
+            self.hdr_new.val() | (self.acc_ev.val() & !self.s_ev_kind.val().get_bit(0));
+        if self.item_in.val() & !self.cmd_take.val() {
             self.inflight.d.next = self.inflight.q.val() + 1;
-        } else if !self.hdr_new.val() & self.cmd_take.val() {
+        } else if !self.item_in.val() & self.cmd_take.val() {
             self.inflight.d.next = self.inflight.q.val() - 1;
         }
         if self.reset.val() {
@@ -1239,6 +1292,9 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.m_cmd_compare.next = self.fifo.data_out.val().compare;
         self.m_cmd_off.next = self.fifo.data_out.val().off;
         self.m_cmd_ack_psn.next = self.fifo.data_out.val().ack_psn;
+        self.m_cmd_pd.next = self.fifo.data_out.val().pd;
+        self.m_cmd_pmtu.next = self.fifo.data_out.val().pmtu;
+        self.m_cmd_mdra.next = self.fifo.data_out.val().mdra;
         self.cnt_execute.next = self.ctr[0].count.val();
         self.cnt_hdr_drop.next = self.ctr[1].count.val();
         self.cnt_drop_qpn.next = self.ctr[2].count.val();

@@ -39,6 +39,7 @@ const CMD_DUPLICATE: u64 = 1;
 const CMD_NAK: u64 = 2;
 const CMD_RNR_NAK: u64 = 3;
 const CMD_DROP: u64 = 4;
+const CMD_RESET: u64 = 5;
 const EV_INIT: u64 = 0;
 const EV_POST_RECV: u64 = 1;
 const EV_CLEAR: u64 = 2;
@@ -79,6 +80,7 @@ struct Ctx {
     rnr: u8,
     mdra: u8,
     rq_psn: u32,
+    pd: u16,
 }
 
 impl Ctx {
@@ -93,6 +95,7 @@ impl Ctx {
                 ("timers", "MIN_RNR_TIMER") => self.rnr as u64,
                 ("rd_atomic", "MAX_DEST_RD_ATOMIC") => self.mdra as u64,
                 ("rq_psn", "PSN") => self.rq_psn as u64,
+                ("pd", "PD") => self.pd as u64,
                 _ => 0,
             };
             for b in 0..f.width as usize {
@@ -155,11 +158,16 @@ struct Cmd {
     rkey: u32,
     len: u32,
     ack_psn: u32,
+    pd: u32,
+    pmtu: u32,
+    mdra: u32,
 }
 
 /// The hardware's run: commands in order, QPs moved to Error, cycles.
 struct HwRun {
     cmds: Vec<Cmd>,
+    /// `CMD_RESET` commands: (header commands before it, QPN).
+    resets: Vec<(usize, u32)>,
     errors: Vec<u32>,
     cycles: u64,
     /// Cycle of each header's handshake and of each command's.
@@ -237,8 +245,13 @@ fn run_hw(ctx0: &[Ctx], items: &[Item], pace: Pace, rng: &mut Rng) -> HwRun {
     d.set_reset(false);
     let mut q: VecDeque<&Item> = items.iter().collect();
     let want = items.iter().filter(|i| matches!(i, Item::Hdr(_))).count();
+    let want_resets = items
+        .iter()
+        .filter(|i| matches!(i, Item::Ev { kind, .. } if *kind == EV_INIT || *kind == EV_CLEAR))
+        .count();
     let mut run = HwRun {
         cmds: Vec::new(),
+        resets: Vec::new(),
         errors: Vec::new(),
         cycles: 0,
         hdr_cycles: Vec::new(),
@@ -246,7 +259,7 @@ fn run_hw(ctx0: &[Ctx], items: &[Item], pace: Pace, rng: &mut Rng) -> HwRun {
         counters: HashMap::new(),
     };
     let mut cycle = 0u64;
-    while run.cmds.len() < want || !q.is_empty() {
+    while run.cmds.len() < want || run.resets.len() < want_resets || !q.is_empty() {
         while let Some(Item::SetCtx(n, c)) = q.front() {
             ctx[*n as usize] = c.pack();
             q.pop_front();
@@ -285,7 +298,9 @@ fn run_hw(ctx0: &[Ctx], items: &[Item], pace: Pace, rng: &mut Rng) -> HwRun {
             }
             q.pop_front();
         }
-        if d.get_m_cmd_valid() && ready {
+        if d.get_m_cmd_valid() && ready && d.get_m_cmd_kind() as u64 == CMD_RESET {
+            run.resets.push((run.cmds.len(), d.get_m_cmd_qpn()));
+        } else if d.get_m_cmd_valid() && ready {
             run.cmd_cycles.push(cycle);
             run.cmds.push(Cmd {
                 qpn: d.get_m_cmd_qpn(),
@@ -299,6 +314,9 @@ fn run_hw(ctx0: &[Ctx], items: &[Item], pace: Pace, rng: &mut Rng) -> HwRun {
                 rkey: d.get_m_cmd_rkey(),
                 len: d.get_m_cmd_len(),
                 ack_psn: d.get_m_cmd_ack_psn(),
+                pd: d.get_m_cmd_pd() as u32,
+                pmtu: d.get_m_cmd_pmtu() as u32,
+                mdra: d.get_m_cmd_mdra() as u32,
             });
         }
         if d.get_m_qp_error_valid() {
@@ -633,6 +651,22 @@ fn differential(
     let (want, want_err) = world.expect(&all);
     let hw = run_hw(ctx0, &all, pace, rng);
     assert_eq!(hw.cmds.len(), want.len(), "{test}: one command per header");
+    // One CMD_RESET per INIT/CLEAR event, in order with the headers.
+    let mut resets = Vec::new();
+    let mut hdrs = 0;
+    for it in &all {
+        match it {
+            Item::Hdr(_) => hdrs += 1,
+            Item::Ev { kind, qpn, .. } if *kind == EV_INIT || *kind == EV_CLEAR => {
+                resets.push((hdrs, *qpn))
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        hw.resets, resets,
+        "{test}: CMD_RESET per INIT/CLEAR, in order"
+    );
     // Executor, replaying context changes in item order.
     let mut ctx = ctx0.to_vec();
     let mut ex = Executor {
@@ -650,6 +684,13 @@ fn differential(
                 let c = &hw.cmds[i];
                 assert_eq!(c.qpn, p.bth.dest_qp, "{test}: header {i}: command order");
                 let ctx_n = ctx[(c.qpn % QPS) as usize];
+                if c.kind == CMD_EXECUTE {
+                    assert_eq!(
+                        (c.pd, c.pmtu, c.mdra),
+                        (ctx_n.pd as u32, ctx_n.pmtu.bytes(), ctx_n.mdra as u32),
+                        "{test}: header {i}: the context's PD, PMTU and max_dest_rd_atomic"
+                    );
+                }
                 let got = ex.run(c, &ctx_n, &mr);
                 assert_eq!(
                     got,
@@ -679,6 +720,7 @@ fn rc_ctx(rq_psn: u32) -> Ctx {
         rnr: 12,
         mdra: 4,
         rq_psn,
+        pd: 0x5a3c,
     }
 }
 
@@ -1133,6 +1175,11 @@ fn random_ctx(rng: &mut Rng) -> Ctx {
     let mut c = rc_ctx(rq);
     c.pmtu = Pmtu::ALL[rng.below(3) as usize];
     c.rnr = rng.below(32) as u8;
+    c.pd = match rng.below(3) {
+        0 => 0,
+        1 => u16::MAX,
+        _ => rng.next_u32() as u16,
+    };
     c.mdra = [0, 1, 2, 16][rng.below(4) as usize].max(if rng.chance(900) { 1 } else { 0 });
     if rng.chance(100) {
         c.access = rng.below(16) as u32;
