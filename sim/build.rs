@@ -59,6 +59,8 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("retx_buf", 64, Variant::Fast),
     // resp_chk: the "width" is the number of QPs (64: test build).
     ("resp_chk", 64, Variant::Fast),
+    // resp_exec: the 64-QP test build.
+    ("resp_exec_small", 64, Variant::Fast),
 ];
 
 fn main() {

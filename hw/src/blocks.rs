@@ -8,6 +8,9 @@ use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
 use crate::resp_chk::{RespChkDefault, RespChkSmall};
+use crate::resp_exec::{
+    RespExec128, RespExec256, RespExec512, RespExec64, RespExecSmall512, RespExecSmall64,
+};
 use crate::retx_buf::{
     RetxBuf128, RetxBuf256, RetxBuf512, RetxBuf64, RetxBufSmall512, RetxBufSmall64,
 };
@@ -112,6 +115,18 @@ pub const BLOCKS: &[BlockSpec] = &[
                   checks in IBTA 9.7.5 order, per-QP state in block RAM, one command per \
                   header; 'width' = QPs (1024 default build, 64 test build)",
         widths: &RESP_CHK_SIZES,
+    },
+    BlockSpec {
+        name: "resp_exec",
+        summary: "RC responder executor: resp_chk's commands to mr_tlb checks, DMA writes and \
+                  reads, receive WQEs and completions, responder resources (READ/atomic \
+                  replay), ACK/NAK/READ response/ATOMIC ACK descriptors; 1024 QPs",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "resp_exec_small",
+        summary: "resp_exec test build: 64 QPs",
+        widths: &RETX_SMALL_WIDTHS,
     },
 ];
 
@@ -382,6 +397,27 @@ fn resp_chk(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
     (v, Some(crate::resp_chk::LATENCY), params)
 }
 
+/// `resp_exec` Verilog and parameters; `small` selects the 64-QP build.
+fn resp_exec(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    let qps: u64 = if small { 64 } else { 1024 };
+    let params = vec![
+        ("W", width as u64),
+        ("K", width as u64 / 8),
+        ("QPS", qps),
+        ("RES_PER_QP", crate::resp_exec::RES_PER_QP as u64),
+    ];
+    let v = match (width, small) {
+        (64, false) => emit(RespExec64::new()),
+        (128, false) => emit(RespExec128::new()),
+        (256, false) => emit(RespExec256::new()),
+        (512, false) => emit(RespExec512::new()),
+        (64, true) => emit(RespExecSmall64::new()),
+        (512, true) => emit(RespExecSmall512::new()),
+        _ => unreachable!("width checked against the block's spec"),
+    };
+    (v, None, params)
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -431,6 +467,8 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "retx_buf" => retx_buf(width, false),
         "retx_buf_small" => retx_buf(width, true),
         "resp_chk" => resp_chk(width),
+        "resp_exec" => resp_exec(width, false),
+        "resp_exec_small" => resp_exec(width, true),
         "csr" => csr(width, CsrDefault::DEFAULT_STORE),
         "csr_bram" => csr(width, QpStore::Bram),
         "csr_lutram" => csr(width, QpStore::Lutram),

@@ -106,7 +106,8 @@ const TY_BITS: usize = roce_regs::QP_TYPE_BITS as usize;
 const PMTU_BITS: usize = roce_regs::PMTU_BITS as usize;
 const ACC_BITS: usize = roce_regs::ACCESS_BITS as usize;
 const RNR_BITS: usize = roce_regs::RNR_TIMER_BITS as usize;
-const RDA_BITS: usize = roce_regs::RD_ATOMIC_BITS as usize;
+/// Bits of `max_dest_rd_atomic` on `m_cmd_mdra` (`roce_regs::RD_ATOMIC_BITS`).
+pub const RDA_BITS: usize = roce_regs::RD_ATOMIC_BITS as usize;
 const PSN_BITS: usize = roce_regs::PSN_BITS as usize;
 /// Bits of the PD on `m_cmd_pd` (`roce_regs::MR_PD_BITS`).
 pub const PD_BITS: usize = roce_regs::MR_PD_BITS as usize;
@@ -767,9 +768,12 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.ctr[1].inc.next = self.hot_hdr_drop.q.val();
         self.fifo.reset.next = self.reset.val();
         // ---- Accept: one item per 2 cycles; events first.
+        // INIT and CLEAR (kind bit 0 clear) become commands and need room;
+        // POST_RECV and ERROR do not (the executor's ERROR must pass while
+        // its commands wait).
         self.s_ev_ready.next = !self.reset.val()
             & !self.a1_valid.q.val()
-            & (self.inflight.q.val() < self.capacity.val());
+            & ((self.inflight.q.val() < self.capacity.val()) | self.s_ev_kind.val().get_bit(0));
         self.s_hdr_ready.next = !self.reset.val()
             & !self.a1_valid.q.val()
             & !self.s_ev_valid.val()
@@ -777,7 +781,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.acc_ev.next = self.s_ev_valid.val()
             & !self.reset.val()
             & !self.a1_valid.q.val()
-            & (self.inflight.q.val() < self.capacity.val());
+            & ((self.inflight.q.val() < self.capacity.val()) | self.s_ev_kind.val().get_bit(0));
         self.acc_hdr.next = self.s_hdr_valid.val()
             & !self.reset.val()
             & !self.a1_valid.q.val()

@@ -314,9 +314,9 @@ fn run_hw(ctx0: &[Ctx], items: &[Item], pace: Pace, rng: &mut Rng) -> HwRun {
                 rkey: d.get_m_cmd_rkey(),
                 len: d.get_m_cmd_len(),
                 ack_psn: d.get_m_cmd_ack_psn(),
-                pd: d.get_m_cmd_pd() as u32,
-                pmtu: d.get_m_cmd_pmtu() as u32,
-                mdra: d.get_m_cmd_mdra() as u32,
+                pd: d.get_m_cmd_pd(),
+                pmtu: d.get_m_cmd_pmtu(),
+                mdra: d.get_m_cmd_mdra(),
             });
         }
         if d.get_m_qp_error_valid() {
