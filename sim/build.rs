@@ -59,6 +59,11 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("retx_buf", 64, Variant::Fast),
     // resp_chk: the "width" is the number of QPs (64: test build).
     ("resp_chk", 64, Variant::Fast),
+    // tx_arb (1024 QPs) alone at 64 bits (throughput and latency), and
+    // joined with roce_tx (64 QPs) at both ends of the width range.
+    ("tx_arb", 64, Variant::Fast),
+    ("tx_arb_tx", 64, Variant::Fast),
+    ("tx_arb_tx", 512, Variant::Fast),
 ];
 
 fn main() {

@@ -463,7 +463,7 @@ pub struct TxArb<const W: usize, const K: usize, const Q: usize> {
     path: CtxPath<Q>,
     // Combinational.
     ok: Signal<Local, Bit>,
-    force: Signal<Local, Bit>,
+    req_turn: Signal<Local, Bit>,
     rdy_rsp: Signal<Local, Bit>,
     rdy_req: Signal<Local, Bit>,
     take_rsp: Signal<Local, Bit>,
@@ -609,7 +609,7 @@ impl<const W: usize, const K: usize, const Q: usize> TxArb<W, K, Q> {
             route: SyncFifo::new(),
             path: CtxPath::new(),
             ok: Default::default(),
-            force: Default::default(),
+            req_turn: Default::default(),
             rdy_rsp: Default::default(),
             rdy_req: Default::default(),
             take_rsp: Default::default(),
@@ -652,9 +652,9 @@ impl<const W: usize, const K: usize, const Q: usize> Logic for TxArb<W, K, Q> {
         // ---- Take: one descriptor per cycle while credits last.
         self.ok.next =
             !self.reset.val() & (self.inflight.q.val() < self.limit.val()) & !self.route.full.val();
-        self.force.next = self.starve.q.val() == self.starve_max.val();
-        self.rdy_rsp.next = self.ok.val() & !(self.force.val() & self.s_req_valid.val());
-        self.rdy_req.next = self.ok.val() & (!self.s_rsp_valid.val() | self.force.val());
+        self.req_turn.next = self.starve.q.val() == self.starve_max.val();
+        self.rdy_rsp.next = self.ok.val() & !(self.req_turn.val() & self.s_req_valid.val());
+        self.rdy_req.next = self.ok.val() & (!self.s_rsp_valid.val() | self.req_turn.val());
         self.s_rsp_ready.next = self.rdy_rsp.val();
         self.s_req_ready.next = self.rdy_req.val();
         self.take_rsp.next = self.s_rsp_valid.val() & self.rdy_rsp.val();
