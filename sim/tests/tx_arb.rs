@@ -17,6 +17,9 @@
 //! `TxArbW64` (tx_arb alone, 1024 QPs) gives the throughput and latency.
 //! `ROCE_SEED` repeats or varies a run; every test prints its seed.
 
+// Port index p walks several per-port arrays (offers, sources, queues).
+#![allow(clippy::needless_range_loop)]
+
 use roce_sim::bfm::{PacketSink, PacketSource};
 use roce_sim::models::{TxArbTxW512, TxArbTxW64, TxArbW64};
 use roce_sim::rng::Rng;
