@@ -17,6 +17,7 @@ use crate::retx_buf::{
 use crate::roce_rx::RoceRx;
 use crate::roce_tx::RoceTx;
 use crate::stream::SUPPORTED_WIDTHS;
+use crate::tx_arb::{TxArb, TxArbTx};
 use crate::tx_header::TxHeader;
 use crate::verilog::{ports, rename_top, Port};
 use rust_hdl_core::prelude::*;
@@ -128,7 +129,24 @@ pub const BLOCKS: &[BlockSpec] = &[
         summary: "resp_exec test build: 64 QPs",
         widths: &RETX_SMALL_WIDTHS,
     },
+    BlockSpec {
+        name: "tx_arb",
+        summary: "transport packets to roce_tx: responder and requester descriptor ports \
+                  (responses first, bounded), QP context read for the path (MACs, IP \
+                  version and addresses, P_Key, DestQP, UDP source port), payload packets \
+                  forwarded in take order; 1024 QPs",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "tx_arb_tx",
+        summary: "tx_arb + roce_tx (test build, 64 QPs): transport descriptors in, \
+                  wire frames out",
+        widths: &TX_ARB_TX_WIDTHS,
+    },
 ];
+
+/// The `tx_arb_tx` (test build) widths.
+pub const TX_ARB_TX_WIDTHS: [usize; 2] = [64, 512];
 
 /// The `qp_timers` builds, selected by the catalogue's size argument: timer
 /// entries.
@@ -418,6 +436,27 @@ fn resp_exec(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'static
     (v, None, params)
 }
 
+/// `tx_arb` parameters (QPs, context bits and read latency).
+fn tx_arb_params(width: usize, qps: u64) -> Vec<(&'static str, u64)> {
+    vec![
+        ("W", width as u64),
+        ("K", width as u64 / 8),
+        ("QPS", qps),
+        ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
+        ("QP_READ_LATENCY", 2),
+        ("CREDITS", crate::tx_arb::CREDITS),
+        ("STARVE_LIMIT", crate::tx_arb::STARVE_LIMIT),
+    ]
+}
+
+fn tx_arb<const W: usize, const K: usize>() -> (String, Option<usize>) {
+    (emit(TxArb::<W, K, 10>::new()), Some(crate::tx_arb::LATENCY))
+}
+
+fn tx_arb_tx<const W: usize, const K: usize>() -> (String, Option<usize>) {
+    (emit(TxArbTx::<W, K, 6>::new()), None)
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -469,6 +508,14 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "resp_chk" => resp_chk(width),
         "resp_exec" => resp_exec(width, false),
         "resp_exec_small" => resp_exec(width, true),
+        "tx_arb" => {
+            let (v, l) = per_width!(width, tx_arb);
+            (v, l, tx_arb_params(width, 1024))
+        }
+        "tx_arb_tx" => {
+            let (v, l) = per_width!(width, tx_arb_tx);
+            (v, l, tx_arb_params(width, 64))
+        }
         "csr" => csr(width, CsrDefault::DEFAULT_STORE),
         "csr_bram" => csr(width, QpStore::Bram),
         "csr_lutram" => csr(width, QpStore::Lutram),
@@ -626,6 +673,45 @@ mod tests {
             );
         }
         assert!(generate("resp_chk", 256).is_err());
+    }
+
+    #[test]
+    fn tx_arb_builds() {
+        let g = generate("tx_arb", 512).unwrap();
+        assert_eq!(g.top, "tx_arb_w512");
+        assert!(g.params.contains(&("QPS", 1024)));
+        for (port, width) in [
+            ("qp_rd_addr", 10),
+            ("qp_rd_data", crate::csr::QP_CTX_BITS),
+            ("s_rsp_qpn", 10),
+            ("s_req_atomic_ack_data", 64),
+            ("cfg_gid", 512),
+            ("m_hdr_reth_dma_len", 32),
+            ("m_hdr_ip_src", 128),
+            ("s_req_pay$tdata", 512),
+            ("m_payload$tkeep", 64),
+        ] {
+            assert!(
+                g.ports.iter().any(|p| p.name == port && p.width == width),
+                "{port}"
+            );
+        }
+        // Every roce_tx descriptor input has its m_hdr_ output.
+        let tx = generate("roce_tx", 512).unwrap();
+        for p in tx.ports.iter().filter(|p| p.name.starts_with("s_hdr_")) {
+            let name = p.name.replacen("s_hdr_", "m_hdr_", 1);
+            assert!(
+                g.ports.iter().any(|q| q.name == name && q.width == p.width),
+                "{name}"
+            );
+        }
+        let g = generate("tx_arb_tx", 64).unwrap();
+        assert!(g.params.contains(&("QPS", 64)));
+        assert!(g
+            .ports
+            .iter()
+            .any(|p| p.name == "m_axis$tdata" && p.width == 64));
+        assert!(generate("tx_arb_tx", 128).is_err());
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod rx_prim;
 pub mod stream;
 #[cfg(test)]
 mod testing;
+pub mod tx_arb;
 pub mod tx_header;
 pub mod verilog;
 pub mod xornet;
