@@ -59,6 +59,11 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("retx_buf", 64, Variant::Fast),
     // resp_chk: the "width" is the number of QPs (64: test build).
     ("resp_chk", 64, Variant::Fast),
+    // The DMA engines at both ends of the width range.
+    ("dma_wr", 64, Variant::Fast),
+    ("dma_wr", 512, Variant::Fast),
+    ("dma_rd", 64, Variant::Fast),
+    ("dma_rd", 512, Variant::Fast),
 ];
 
 fn main() {
