@@ -58,6 +58,11 @@ pub const RD_BUF_BEATS: usize = 64;
 /// `dma_wr`'s bursts awaiting B at most (its B-tracking FIFO).
 pub const WR_OUTSTANDING: usize = 16;
 
+const _: () = assert!(
+    RD_BURST_BEATS * 2 <= RD_BUF_BEATS,
+    "two full read bursts in flight"
+);
+
 /// `dma_rd`'s bursts in flight at most (its burst FIFO).
 pub const RD_OUTSTANDING: usize = 16;
 
@@ -680,25 +685,26 @@ impl<const W: usize, const K: usize> Logic for DmaWr<W, K> {
         if self.zgo.val() {
             self.e_act.d.next = false;
             self.rq.write.next = true;
-            if !self.e_imm.q.val() & !self.dead.q.val() & self.e_last.q.val() {
-                if !self.ended.q.val() & self.p.q.val().any() {
-                    // Bytes of the tlast beat are left: skip them.
-                    self.resync.d.next = true;
-                    self.err_now.next = !self.b0_last.q.val();
-                }
+            if !self.e_imm.q.val()
+                & !self.dead.q.val()
+                & self.e_last.q.val()
+                & !self.ended.q.val()
+                & self.p.q.val().any()
+            {
+                // Bytes of the tlast beat are left: skip them.
+                self.resync.d.next = true;
+                self.err_now.next = !self.b0_last.q.val();
             }
         }
         // End of a command: a `last` one ends its packet (a dead packet
         // comes back to life); a failed one kills the rest of its packet.
-        if (self.go.val() & self.lastb.val()) | self.zgo.val() {
-            if !self.e_imm.q.val() {
-                if self.e_last.q.val() {
-                    self.dead.d.next = false;
-                    self.ended.d.next = false;
-                } else if self.e_err.q.val() | self.err_now.val() {
-                    self.dead.d.next = true;
-                    self.ended.d.next = false;
-                }
+        if ((self.go.val() & self.lastb.val()) | self.zgo.val()) & !self.e_imm.q.val() {
+            if self.e_last.q.val() {
+                self.dead.d.next = false;
+                self.ended.d.next = false;
+            } else if self.e_err.q.val() | self.err_now.val() {
+                self.dead.d.next = true;
+                self.ended.d.next = false;
             }
         }
         self.rq.data_in.next =
@@ -1235,7 +1241,6 @@ mod tests {
         assert_eq!(DmaWr512::MAX_BURST, 4096);
         assert_eq!(DmaRd64::MAX_BURST, 128);
         assert_eq!(DmaRd512::MAX_BURST, 1024);
-        assert!(RD_BURST_BEATS * 2 <= RD_BUF_BEATS);
     }
 
     #[test]
