@@ -118,7 +118,7 @@ pub const BLOCKS: &[BlockSpec] = &[
         name: "dma_wr",
         summary: "AXI4 master write DMA: commands (addr, len, last/discard/imm) take bytes of \
                   the payload stream (or an 8-byte immediate) to memory, unaligned, bursts \
-                  split at 4 KiB, up to 16 awaiting B, one completion per command",
+                  split at 4 KiB, up to 17 awaiting B, one completion per command",
         widths: &SUPPORTED_WIDTHS,
     },
     BlockSpec {

@@ -56,7 +56,7 @@ pub const fn rd_max_burst(k: usize) -> usize {
 pub const RD_BUF_BEATS: usize = 64;
 
 /// `dma_wr`'s bursts awaiting B at most (its B-tracking FIFO).
-pub const WR_OUTSTANDING: usize = 16;
+pub const WR_OUTSTANDING: usize = 17;
 
 const _: () = assert!(
     RD_BURST_BEATS * 2 <= RD_BUF_BEATS,
@@ -64,7 +64,7 @@ const _: () = assert!(
 );
 
 /// `dma_rd`'s bursts in flight at most (its burst FIFO).
-pub const RD_OUTSTANDING: usize = 16;
+pub const RD_OUTSTANDING: usize = 17;
 
 /// The write engine: "write the next `len` bytes of the payload stream (or
 /// the command's immediate word) to `addr`". `W` is the data width, `K =

@@ -189,6 +189,10 @@ pub struct AxiMem {
     /// Read bursts accepted and not fully answered; the most seen at once.
     pub reads_out: usize,
     pub max_reads_out: usize,
+    /// Cycles a B or an R beat was offered and not taken (the master
+    /// holding BREADY / RREADY low).
+    pub b_stalls: u64,
+    pub r_stalls: u64,
     /// Cycle of the first AW and first W handshake (for latency figures).
     pub first_aw: Option<u64>,
     pub first_w: Option<u64>,
@@ -229,6 +233,8 @@ impl AxiMem {
             max_writes_out: 0,
             reads_out: 0,
             max_reads_out: 0,
+            b_stalls: 0,
+            r_stalls: 0,
             first_aw: None,
             first_w: None,
             first_ar: None,
@@ -432,10 +438,14 @@ impl AxiMem {
             self.max_writes_out = self.max_writes_out.max(self.writes_out);
         }
         // B.
-        if self.b_offered.is_some() && port.b_ready() {
-            self.b_offered = None;
-            self.bs += 1;
-            self.writes_out -= 1;
+        if self.b_offered.is_some() {
+            if port.b_ready() {
+                self.b_offered = None;
+                self.bs += 1;
+                self.writes_out -= 1;
+            } else {
+                self.b_stalls += 1;
+            }
         }
     }
 
@@ -489,6 +499,9 @@ impl AxiMem {
             } else {
                 self.ar_seen = Some(r);
             }
+        }
+        if self.r_offered.is_some() && !port.r_ready() {
+            self.r_stalls += 1;
         }
         if self.r_offered.is_some() && port.r_ready() {
             let beat = self.r_offered.take().unwrap();
