@@ -148,9 +148,17 @@ pub struct DmaWr<const W: usize, const K: usize> {
     pend: DFF<Bits<8>>,
     // Data engine: the command.
     e_act: DFF<Bit>,
-    e_first: DFF<Bit>,
-    e_rem: DFF<Bits<32>>,
-    e_lo: DFF<Bits<8>>,
+    /// The current beat: lanes `[g_l, g_l + g_c)`, `g_strb` their mask,
+    /// the command's last beat; registered a beat ahead. `g_zero`: a
+    /// zero-length command. `nrem`: bytes left after the current beat.
+    g_l: DFF<Bits<8>>,
+    g_c: DFF<Bits<8>>,
+    g_lastb: DFF<Bit>,
+    g_strb: DFF<Bits<K>>,
+    g_zero: DFF<Bit>,
+    nrem: DFF<Bits<32>>,
+    /// A stream error this cycle (counted a cycle later).
+    err_q: DFF<Bit>,
     e_abeat: DFF<Bits<16>>,
     e_last: DFF<Bit>,
     e_imm: DFF<Bit>,
@@ -192,7 +200,12 @@ pub struct DmaWr<const W: usize, const K: usize> {
     done: Signal<Local, Bit>,
     ld: Signal<Local, Bit>,
     l: Signal<Local, Bits<8>>,
-    room: Signal<Local, Bits<8>>,
+    l0: Signal<Local, Bits<8>>,
+    room0: Signal<Local, Bits<8>>,
+    lastb0: Signal<Local, Bit>,
+    c0: Signal<Local, Bits<8>>,
+    n_lastb: Signal<Local, Bit>,
+    n_c: Signal<Local, Bits<8>>,
     lastb: Signal<Local, Bit>,
     c: Signal<Local, Bits<8>>,
     pp: Signal<Local, Bits<8>>,
@@ -285,9 +298,13 @@ impl<const W: usize, const K: usize> DmaWr<W, K> {
             b_acc: Default::default(),
             pend: Default::default(),
             e_act: Default::default(),
-            e_first: Default::default(),
-            e_rem: Default::default(),
-            e_lo: Default::default(),
+            g_l: Default::default(),
+            g_c: Default::default(),
+            g_lastb: Default::default(),
+            g_strb: Default::default(),
+            g_zero: Default::default(),
+            nrem: Default::default(),
+            err_q: Default::default(),
             e_abeat: Default::default(),
             e_last: Default::default(),
             e_imm: Default::default(),
@@ -324,7 +341,12 @@ impl<const W: usize, const K: usize> DmaWr<W, K> {
             done: Default::default(),
             ld: Default::default(),
             l: Default::default(),
-            room: Default::default(),
+            l0: Default::default(),
+            room0: Default::default(),
+            lastb0: Default::default(),
+            c0: Default::default(),
+            n_lastb: Default::default(),
+            n_c: Default::default(),
             lastb: Default::default(),
             c: Default::default(),
             pp: Default::default(),
@@ -359,8 +381,8 @@ impl<const W: usize, const K: usize> Logic for DmaWr<W, K> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, sp_act, sp_addr, sp_rem, aw_valid, aw_addr, aw_len, b_acc, pend, e_act,
-            e_first, e_rem, e_lo, e_abeat, e_last, e_imm, e_hasb, e_data, e_ip, e_err, b0, b0_keep,
-            b0_last, v0, p, resync, dead, ended
+            g_l, g_c, g_lastb, g_strb, g_zero, nrem, err_q, e_abeat, e_last, e_imm, e_hasb, e_data,
+            e_ip, e_err, b0, b0_keep, b0_last, v0, p, resync, dead, ended
         );
         clock!(
             self, clock, aq, aq_len, wq, wq_a, wq_last, wq_disc, wq_imm, wq_data, pf, pf_keep,
@@ -542,22 +564,36 @@ impl<const W: usize, const K: usize> Logic for DmaWr<W, K> {
         // ---- Data engine: one W beat (or one discarded beat) a cycle ----
         self.ld.next = !self.e_act.q.val() & !self.wq.empty.val() & !self.rq.full.val();
         self.wq.read.next = self.ld.val();
-        // This beat's lanes: [l, l + c) of the beat at `e_abeat`.
-        if self.e_first.q.val() {
-            self.l.next = self.e_lo.q.val();
+        // This beat's lanes: [l, l + c) of the beat at `e_abeat`, from
+        // registers set a beat ahead.
+        self.l.next = self.g_l.q.val();
+        self.c.next = self.g_c.q.val();
+        self.lastb.next = self.g_lastb.q.val();
+        self.strb.next = self.g_strb.q.val();
+        // The first beat's, from the queue's head (loaded at `ld`): lanes
+        // from `addr mod K`; and the next beat's (loaded at `go`): lanes
+        // from 0, `min(nrem, K)` of them.
+        self.l0.next = bit_cast::<8, 16>(self.wq_a.data_out.val()) & self.kmask.val();
+        self.room0.next = self.kconst.val() - self.l0.val();
+        self.lastb0.next = self.wq.data_out.val() <= bit_cast::<32, 8>(self.room0.val());
+        if self.lastb0.val() {
+            self.c0.next = bit_cast::<8, 32>(self.wq.data_out.val());
         } else {
-            self.l.next = 0.into();
+            self.c0.next = self.room0.val();
         }
-        self.room.next = self.kconst.val() - self.l.val();
-        self.lastb.next = self.e_rem.q.val() <= bit_cast::<32, 8>(self.room.val());
-        if self.lastb.val() {
-            self.c.next = bit_cast::<8, 32>(self.e_rem.q.val());
+        self.n_lastb.next = self.nrem.q.val() <= bit_cast::<32, 8>(self.kconst.val());
+        if self.n_lastb.val() {
+            self.n_c.next = bit_cast::<8, 32>(self.nrem.q.val());
         } else {
-            self.c.next = self.room.val();
+            self.n_c.next = self.kconst.val();
         }
-        self.ck_l.c.next = self.l.val();
-        self.ck_h.c.next = self.l.val() + self.c.val();
-        self.strb.next = self.ck_h.keep.val() & !self.ck_l.keep.val();
+        if self.ld.val() {
+            self.ck_l.c.next = self.l0.val();
+            self.ck_h.c.next = self.l0.val() + self.c0.val();
+        } else {
+            self.ck_l.c.next = 0.into();
+            self.ck_h.c.next = self.n_c.val();
+        }
         // Source: stream byte `pp + (j - l)` of the window {B1, B0} (or of
         // the immediate word) goes to lane `j`: funnel {hi, lo} by
         // `(pp - l) mod K`; when the command starts before lane `pp`'s
@@ -603,13 +639,13 @@ impl<const W: usize, const K: usize> Logic for DmaWr<W, K> {
                     & (!self.need1.val() | self.b0_last.q.val() | !self.pf.empty.val())));
         self.missing.next = self.spath.val() & (self.strb.val() & !self.vm.val()).any();
         self.go.next = self.e_act.q.val()
-            & self.e_rem.q.val().any()
+            & !self.g_zero.q.val()
             & (!self.e_hasb.q.val() | !self.wf.full.val())
             & (!self.spath.val() | self.sok.val());
         // A zero-length command: a `last` one of a live packet waits for
         // the stream to be resynchronised, then checks the beat it ends in.
         self.zgo.next = self.e_act.q.val()
-            & !self.e_rem.q.val().any()
+            & self.g_zero.q.val()
             & (self.e_imm.q.val()
                 | self.dead.q.val()
                 | !self.e_last.q.val()
@@ -637,9 +673,12 @@ impl<const W: usize, const K: usize> Logic for DmaWr<W, K> {
         self.rq_hasb.data_in.next = self.e_hasb.q.val();
         if self.ld.val() {
             self.e_act.d.next = true;
-            self.e_first.d.next = true;
-            self.e_rem.d.next = self.wq.data_out.val();
-            self.e_lo.d.next = bit_cast::<8, 16>(self.wq_a.data_out.val()) & self.kmask.val();
+            self.g_l.d.next = self.l0.val();
+            self.g_c.d.next = self.c0.val();
+            self.g_lastb.d.next = self.lastb0.val();
+            self.g_strb.d.next = self.ck_h.keep.val() & !self.ck_l.keep.val();
+            self.g_zero.d.next = !self.wq.data_out.val().any();
+            self.nrem.d.next = self.wq.data_out.val() - bit_cast::<32, 8>(self.c0.val());
             self.e_abeat.d.next = self.wq_a.data_out.val() & !self.kmask16.val();
             self.e_last.d.next = self.wq_last.data_out.val();
             self.e_imm.d.next = self.wq_imm.data_out.val();
@@ -649,8 +688,11 @@ impl<const W: usize, const K: usize> Logic for DmaWr<W, K> {
             self.e_err.d.next = false;
         }
         if self.go.val() {
-            self.e_rem.d.next = self.e_rem.q.val() - bit_cast::<32, 8>(self.c.val());
-            self.e_first.d.next = false;
+            self.g_l.d.next = 0.into();
+            self.g_c.d.next = self.n_c.val();
+            self.g_lastb.d.next = self.n_lastb.val();
+            self.g_strb.d.next = self.ck_h.keep.val();
+            self.nrem.d.next = self.nrem.q.val() - bit_cast::<32, 8>(self.n_c.val());
             self.e_abeat.d.next = self.e_abeat.q.val() + self.kconst16.val();
             self.e_ip.d.next = self.e_ip.q.val() + self.c.val();
             if self.spath.val() {
@@ -709,7 +751,8 @@ impl<const W: usize, const K: usize> Logic for DmaWr<W, K> {
         }
         self.rq.data_in.next =
             self.e_err.q.val() | self.err_now.val() | (self.dead.q.val() & !self.e_imm.q.val());
-        self.c_serr.inc.next = self.err_now.val();
+        self.err_q.d.next = self.err_now.val();
+        self.c_serr.inc.next = self.err_q.q.val();
         // Resynchronising: drop beats up to and including a tlast beat.
         self.rpop.next = self.resync.q.val() & self.v0.q.val();
         if self.rpop.val() {
@@ -748,6 +791,7 @@ impl<const W: usize, const K: usize> Logic for DmaWr<W, K> {
             self.b_acc.d.next = false;
             self.pend.d.next = 0.into();
             self.e_act.d.next = false;
+            self.err_q.d.next = false;
             self.v0.d.next = false;
             self.p.d.next = 0.into();
             self.resync.d.next = false;
