@@ -66,6 +66,11 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("tx_arb", 64, Variant::Fast),
     ("tx_arb_tx", 64, Variant::Fast),
     ("tx_arb_tx", 512, Variant::Fast),
+    // The DMA engines at both ends of the width range.
+    ("dma_wr", 64, Variant::Fast),
+    ("dma_wr", 512, Variant::Fast),
+    ("dma_rd", 64, Variant::Fast),
+    ("dma_rd", 512, Variant::Fast),
 ];
 
 fn main() {

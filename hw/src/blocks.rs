@@ -4,6 +4,7 @@
 use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::csr::{CsrDefault, CsrSmall, QpStore};
+use crate::dma::{DmaRd, DmaWr, RD_BUF_BEATS, RD_OUTSTANDING, WR_OUTSTANDING};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
@@ -142,6 +143,19 @@ pub const BLOCKS: &[BlockSpec] = &[
         summary: "tx_arb + roce_tx (test build, 64 QPs): transport descriptors in, \
                   wire frames out",
         widths: &TX_ARB_TX_WIDTHS,
+    },
+    BlockSpec {
+        name: "dma_wr",
+        summary: "AXI4 master write DMA: commands (addr, len, last/discard/imm) take bytes of \
+                  the payload stream (or an 8-byte immediate) to memory, unaligned, bursts \
+                  split at 4 KiB, up to 17 awaiting B, one completion per command",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "dma_rd",
+        summary: "AXI4 master read DMA: commands (addr, len, last) read memory into one dense \
+                  stream per packet, realigned to lane 0, ARs bounded by a 64-beat R buffer",
+        widths: &SUPPORTED_WIDTHS,
     },
 ];
 
@@ -457,6 +471,14 @@ fn tx_arb_tx<const W: usize, const K: usize>() -> (String, Option<usize>) {
     (emit(TxArbTx::<W, K, 6>::new()), None)
 }
 
+fn dma_wr<const W: usize, const K: usize>() -> (String, Option<usize>) {
+    (emit(DmaWr::<W, K>::new()), None)
+}
+
+fn dma_rd<const W: usize, const K: usize>() -> (String, Option<usize>) {
+    (emit(DmaRd::<W, K>::new()), None)
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -500,6 +522,21 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "roce_rx" => {
             let (v, l) = roce_rx(width);
             (v, l, stream_params)
+        }
+        "dma_wr" => {
+            let (v, l) = per_width!(width, dma_wr);
+            let mut p = stream_params;
+            p.push(("MAX_BURST", crate::dma::wr_max_burst(width / 8) as u64));
+            p.push(("OUTSTANDING", WR_OUTSTANDING as u64));
+            (v, l, p)
+        }
+        "dma_rd" => {
+            let (v, l) = per_width!(width, dma_rd);
+            let mut p = stream_params;
+            p.push(("MAX_BURST", crate::dma::rd_max_burst(width / 8) as u64));
+            p.push(("OUTSTANDING", RD_OUTSTANDING as u64));
+            p.push(("RBUF_BEATS", RD_BUF_BEATS as u64));
+            (v, l, p)
         }
         "mr_tlb" => mr_tlb(width),
         "mr_ctrl" => mr_ctrl(width),
@@ -635,6 +672,48 @@ mod tests {
             .iter()
             .any(|p| p.name == "m_axis$tdata" && p.width == 512));
         assert!(generate("retx_buf_small", 128).is_err());
+    }
+
+    #[test]
+    fn dma_builds() {
+        for w in SUPPORTED_WIDTHS {
+            let g = generate("dma_wr", w).unwrap();
+            assert_eq!(g.top, format!("dma_wr_w{w}"));
+            for (port, width) in [
+                ("s_cmd_addr", 64),
+                ("s_cmd_len", 32),
+                ("s_cmd_data", 64),
+                ("s_pay$tdata", w),
+                ("m_axi_awaddr", 64),
+                ("m_axi_awlen", 8),
+                ("m_axi_wdata", w),
+                ("m_axi_wstrb", w / 8),
+                ("m_axi_bresp", 2),
+                ("m_done_err", 1),
+                ("idle", 1),
+                ("cnt_stream_err", 32),
+            ] {
+                assert!(
+                    g.ports.iter().any(|p| p.name == port && p.width == width),
+                    "dma_wr w{w}: {port}"
+                );
+            }
+            let g = generate("dma_rd", w).unwrap();
+            assert!(g.params.contains(&("RBUF_BEATS", RD_BUF_BEATS as u64)));
+            for (port, width) in [
+                ("s_cmd_addr", 64),
+                ("m_axi_araddr", 64),
+                ("m_axi_arlen", 8),
+                ("m_axi_rdata", w),
+                ("m_data$tdata", w),
+                ("m_data$tuser", 1),
+            ] {
+                assert!(
+                    g.ports.iter().any(|p| p.name == port && p.width == width),
+                    "dma_rd w{w}: {port}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod blocks;
 pub mod bram;
 pub mod crc32;
 pub mod csr;
+pub mod dma;
 pub mod fifo;
 pub mod gf2;
 pub mod mr_ctrl;

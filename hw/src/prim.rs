@@ -501,6 +501,139 @@ impl<const K: usize> Logic for CountKeep<K> {
     }
 }
 
+/// A funnel shifter: `y = ({hi, lo} >> (d * lane))[N-1:0]`, i.e. output
+/// lane `j` is lane `j + d` of the `2N`-bit word `{hi, lo}` (`lane` bits a
+/// lane: 8 for data bytes, 1 for their keep bits). With `hi = lo` it is a
+/// rotation. The DMA engines realign bytes with it (`hw/src/dma.rs`).
+#[derive(LogicBlock)]
+pub struct Funnel<const N: usize> {
+    pub hi: Signal<In, Bits<N>>,
+    pub lo: Signal<In, Bits<N>>,
+    pub d: Signal<In, Bits<8>>,
+    pub y: Signal<Out, Bits<N>>,
+    _lane: usize,
+}
+
+impl<const N: usize> Funnel<N> {
+    pub fn new(lane: usize) -> Self {
+        assert!(
+            lane >= 1 && N % lane == 0 && N / lane <= 128,
+            "Funnel: lane width {lane} must divide N = {N} into at most 128 lanes"
+        );
+        Self {
+            hi: Default::default(),
+            lo: Default::default(),
+            d: Default::default(),
+            y: Default::default(),
+            _lane: lane,
+        }
+    }
+
+    /// The function, for rust-hdl's simulator and tests.
+    pub fn eval(hi: Bits<N>, lo: Bits<N>, d: usize, lane: usize) -> Bits<N> {
+        let mut y = Bits::<N>::default();
+        for i in 0..N {
+            let k = i + d * lane;
+            let b = if k < N {
+                lo.get_bit(k)
+            } else if k < 2 * N {
+                hi.get_bit(k - N)
+            } else {
+                false
+            };
+            y = y.replace_bit(i, b);
+        }
+        y
+    }
+}
+
+impl<const N: usize> Logic for Funnel<N> {
+    fn update(&mut self) {
+        self.y.next = Self::eval(
+            self.hi.val(),
+            self.lo.val(),
+            self.d.val().index(),
+            self._lane,
+        );
+    }
+
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "reg [{t}:0] t;\nalways @(*) begin\n    t = {{hi, lo}} >> (d * {lane});\n    y = t[{n}:0];\nend\n",
+            t = 2 * N - 1,
+            lane = self._lane,
+            n = N - 1
+        ))
+    }
+}
+
+/// A lane-wise multiplexer: output lane `i` (`lane` bits, `N / lane`
+/// lanes of `sel`) is lane `i` of `a` where `sel[i]` is set, else of `b`.
+#[derive(LogicBlock)]
+pub struct LaneMux<const N: usize, const L: usize> {
+    pub a: Signal<In, Bits<N>>,
+    pub b: Signal<In, Bits<N>>,
+    pub sel: Signal<In, Bits<L>>,
+    pub y: Signal<Out, Bits<N>>,
+}
+
+impl<const N: usize, const L: usize> LaneMux<N, L> {
+    pub fn new() -> Self {
+        assert!(
+            L >= 1 && N % L == 0,
+            "LaneMux: {L} lanes must divide {N} bits"
+        );
+        Self {
+            a: Default::default(),
+            b: Default::default(),
+            sel: Default::default(),
+            y: Default::default(),
+        }
+    }
+}
+
+impl<const N: usize, const L: usize> Default for LaneMux<N, L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize, const L: usize> Logic for LaneMux<N, L> {
+    fn update(&mut self) {
+        let w = N / L;
+        let mut y = Bits::<N>::default();
+        for i in 0..N {
+            let src = if self.sel.val().get_bit(i / w) {
+                self.a.val()
+            } else {
+                self.b.val()
+            };
+            y = y.replace_bit(i, src.get_bit(i));
+        }
+        self.y.next = y;
+    }
+
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let w = N / L;
+        let mut v = String::new();
+        for i in 0..L {
+            let (hi, lo) = (i * w + w - 1, i * w);
+            v.push_str(&format!(
+                "always @(*) y[{hi}:{lo}] = sel[{i}] ? a[{hi}:{lo}] : b[{hi}:{lo}];\n"
+            ));
+        }
+        Verilog::Custom(v)
+    }
+}
+
 /// A flip-flop like rust-hdl's `DFF`, but without an initial value: Yosys
 /// extracts a state machine only from a register without one, and then
 /// re-encodes it (one-hot), so each state's decode is a flip-flop instead
@@ -633,6 +766,28 @@ mod tests {
             sim.done(x)
         });
         sim.run(Box::new(C::new()), 100_000).unwrap();
+    }
+
+    #[test]
+    fn funnel_shifts_lanes() {
+        let hi: Bits<32> = 0x4433_2211u64.into();
+        let lo: Bits<32> = 0xddcc_bbaau64.into();
+        assert_eq!(Funnel::<32>::eval(hi, lo, 0, 8), lo);
+        assert_eq!(
+            Funnel::<32>::eval(hi, lo, 1, 8),
+            Bits::<32>::from(0x11dd_ccbbu64)
+        );
+        assert_eq!(
+            Funnel::<32>::eval(hi, lo, 3, 8),
+            Bits::<32>::from(0x3322_11ddu64)
+        );
+        let k: Bits<4> = 0b0011u64.into();
+        assert_eq!(Funnel::<4>::eval(k, k, 3, 1), Bits::<4>::from(0b0110u64));
+        let mut m = Funnel::<64>::new(8);
+        m.connect_all();
+        let v = generate_verilog(&m);
+        assert!(v.contains("t = {hi, lo} >> (d * 8);"), "{v}");
+        yosys_validate("funnel", &v).unwrap();
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //!   `u32` word arrays, least significant word first), `eval()`, `tick()`,
 //!   and an adapter per stream port.
 //! - [`axil`]: an AXI4-Lite master with random gaps and backpressure.
+//! - [`axi_mem`]: an AXI4 slave memory (latency, backpressure, rule checks).
+//! - [`dma`]: the DMA engines' port traits and benches.
 //! - [`axis`]: stream beats and the port traits the adapters implement.
 //! - [`bfm`]: a seeded packet source with random idle cycles and a seeded
 //!   packet sink with random backpressure that checks the AXI-Stream rules.
@@ -38,11 +40,13 @@ macro_rules! models_by_width {
     };
 }
 
+pub mod axi_mem;
 pub mod axil;
 pub mod axis;
 pub mod bfm;
 pub mod capture;
 pub mod descriptors;
+pub mod dma;
 pub mod fuzz;
 pub mod fw;
 pub mod model;
