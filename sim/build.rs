@@ -59,8 +59,8 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("retx_buf", 64, Variant::Fast),
     // resp_chk: the "width" is the number of QPs (64: test build).
     ("resp_chk", 64, Variant::Fast),
-    // resp_exec: the 64-QP test build.
-    ("resp_exec_small", 64, Variant::Fast),
+    // The responder (resp_chk + resp_exec + DMA engines), 64-QP test build.
+    ("resp_top_small", 64, Variant::Fast),
     // tx_arb (1024 QPs) alone at 64 bits (throughput and latency), and
     // joined with roce_tx (64 QPs) at both ends of the width range.
     ("tx_arb", 64, Variant::Fast),

@@ -9,8 +9,9 @@ use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
 use crate::resp_chk::{RespChkDefault, RespChkSmall};
-use crate::resp_exec::{
-    RespExec128, RespExec256, RespExec512, RespExec64, RespExecSmall512, RespExecSmall64,
+use crate::resp_exec::{RespExec128, RespExec256, RespExec512, RespExec64};
+use crate::resp_top::{
+    RespTop128, RespTop256, RespTop512, RespTop64, RespTopSmall512, RespTopSmall64,
 };
 use crate::retx_buf::{
     RetxBuf128, RetxBuf256, RetxBuf512, RetxBuf64, RetxBufSmall512, RetxBufSmall64,
@@ -126,8 +127,15 @@ pub const BLOCKS: &[BlockSpec] = &[
         widths: &SUPPORTED_WIDTHS,
     },
     BlockSpec {
-        name: "resp_exec_small",
-        summary: "resp_exec test build: 64 QPs",
+        name: "resp_top",
+        summary: "the RC responder: resp_chk + resp_exec + dma_wr + dma_rd; headers and \
+                  payloads from roce_rx in, AXI4 master, response descriptors and payloads \
+                  for tx_arb out; 1024 QPs",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "resp_top_small",
+        summary: "resp_top test build: 64 QPs",
         widths: &RETX_SMALL_WIDTHS,
     },
     BlockSpec {
@@ -429,22 +437,32 @@ fn resp_chk(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
     (v, Some(crate::resp_chk::LATENCY), params)
 }
 
-/// `resp_exec` Verilog and parameters; `small` selects the 64-QP build.
-fn resp_exec(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+/// `resp_exec` (`top` false) or `resp_top` Verilog and parameters;
+/// `small` selects the 64-QP build.
+fn responder(
+    width: usize,
+    top: bool,
+    small: bool,
+) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
     let qps: u64 = if small { 64 } else { 1024 };
     let params = vec![
         ("W", width as u64),
         ("K", width as u64 / 8),
         ("QPS", qps),
         ("RES_PER_QP", crate::resp_exec::RES_PER_QP as u64),
+        ("QP_READ_LATENCY", 2),
     ];
-    let v = match (width, small) {
-        (64, false) => emit(RespExec64::new()),
-        (128, false) => emit(RespExec128::new()),
-        (256, false) => emit(RespExec256::new()),
-        (512, false) => emit(RespExec512::new()),
-        (64, true) => emit(RespExecSmall64::new()),
-        (512, true) => emit(RespExecSmall512::new()),
+    let v = match (width, top, small) {
+        (64, false, false) => emit(RespExec64::new()),
+        (128, false, false) => emit(RespExec128::new()),
+        (256, false, false) => emit(RespExec256::new()),
+        (512, false, false) => emit(RespExec512::new()),
+        (64, true, false) => emit(RespTop64::new()),
+        (128, true, false) => emit(RespTop128::new()),
+        (256, true, false) => emit(RespTop256::new()),
+        (512, true, false) => emit(RespTop512::new()),
+        (64, true, true) => emit(RespTopSmall64::new()),
+        (512, true, true) => emit(RespTopSmall512::new()),
         _ => unreachable!("width checked against the block's spec"),
     };
     (v, None, params)
@@ -543,8 +561,9 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "retx_buf" => retx_buf(width, false),
         "retx_buf_small" => retx_buf(width, true),
         "resp_chk" => resp_chk(width),
-        "resp_exec" => resp_exec(width, false),
-        "resp_exec_small" => resp_exec(width, true),
+        "resp_exec" => responder(width, false, false),
+        "resp_top" => responder(width, true, false),
+        "resp_top_small" => responder(width, true, true),
         "tx_arb" => {
             let (v, l) = per_width!(width, tx_arb);
             (v, l, tx_arb_params(width, 1024))

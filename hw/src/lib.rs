@@ -18,6 +18,7 @@ pub mod prim;
 pub mod qp_timers;
 pub mod resp_chk;
 pub mod resp_exec;
+pub mod resp_top;
 pub mod retx_buf;
 pub mod roce_rx;
 pub mod roce_tx;

@@ -984,9 +984,14 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 }
             }
             Ex::WrReq => {
-                self.m_mr_req_valid.next = true;
-                if self.m_mr_req_ready.val() {
-                    self.state.d.next = Ex::WrGrant;
+                // A write waits until every earlier READ response's data
+                // has been read (and passed on), so it cannot change what
+                // an earlier READ returns.
+                if self.rd_pend.q.val() == 0 {
+                    self.m_mr_req_valid.next = true;
+                    if self.m_mr_req_ready.val() {
+                        self.state.d.next = Ex::WrGrant;
+                    }
                 }
             }
             Ex::WrGrant => {

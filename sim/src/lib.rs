@@ -52,6 +52,7 @@ pub mod fw;
 pub mod model;
 pub mod mr_model;
 pub mod replay;
+pub mod responder;
 pub mod retx;
 pub mod rng;
 pub mod rx;

@@ -1,29 +1,30 @@
-//! The hardware responder — `resp_chk` and `resp_exec` (Verilator, 64
-//! QPs) — answering RC requesters of the transport model
-//! (`roce_transport::Qp`), packet by packet against a twin *model*
-//! responder that receives the same packets.
+//! The hardware responder — `resp_top`: `resp_chk`, `resp_exec`, `dma_wr`
+//! and `dma_rd` (Verilator, 64 QPs, W = 64) — answering RC requesters of the
+//! transport model (`roce_transport::Qp`), packet by packet against a twin
+//! *model* responder that receives the same packets.
 //!
-//! Around the two verilated blocks the bench models what the transport
-//! top will put there: the context port (contexts packed from the
-//! register map by `common::RefRegs`, independent of `csr.rs`), `mr_tlb`'s
-//! grants (`roce_wire::mr` rules through `HostMemory::translate`, one
-//! beat per page chunk or one reject beat, with random latency), the DMA
-//! engines (`dma_wr` consumes the payload bytes of each request packet
-//! and writes them; `dma_rd` reads and streams them back at W = 64), the
-//! receive queue and the invalidation port.
+//! Around the block the bench puts what the transport top will: the
+//! context port (contexts packed from the register map by
+//! `common::RefRegs`, independent of `csr.rs`), `mr_tlb`'s grants
+//! (`roce_wire::mr` rules through `HostMemory::translate`, one beat per
+//! page chunk or one reject beat, with random latency), the AXI4 memory
+//! (`roce_sim::axi_mem`, which checks the master's side of the protocol),
+//! `roce_rx`'s payload stream, the receive queue and the invalidation
+//! port.
 //!
 //! Checked: every hardware response equals the twin model's (opcode, PSN,
-//! AETH syndrome and MSN, payload bytes, ATOMIC ACK value), every
-//! `dma_wr` command consumes exactly its packet's payload, the responder
-//! memory equals the twin's byte for byte, receive completions equal the
-//! twin's, the requesters' work completes successfully, QPs moved to
-//! Error match, and nothing hangs. Seeds printed; `ROCE_SEED` repeats.
+//! AETH syndrome and MSN, payload bytes, ATOMIC ACK value), the responder
+//! memory equals the twin's byte for byte (and nothing else is written),
+//! receive completions equal the twin's, the requesters' work completes,
+//! the QPs moved to Error match, `dma_wr` saw no stream error, the AXI
+//! rules held, and nothing hangs. Seeds printed; `ROCE_SEED` repeats.
 
 mod common;
 
 use common::RefRegs;
 use roce_regs::{qp, AccessFlag, QpState as RegState, QpType as RegType};
-use roce_sim::models::{RespChkW64, RespExecSmallW64};
+use roce_sim::axi_mem::{AxiMem, AxiMemTiming};
+use roce_sim::models::RespTopSmallW64;
 use roce_sim::rng::Rng;
 use roce_transport::{
     Completion, Config, HostMemory, Memory, Packet, Qp, QpAttr, QpType, RecvWr, Remote, SendWr,
@@ -37,7 +38,6 @@ const QPS: u32 = 64;
 const PD: u16 = 0x1d;
 const EV_POST_RECV: u64 = 1;
 const EV_INIT: u64 = 0;
-const EV_ERROR: u64 = 3;
 
 /// A response as compared: opcode, PSN, AETH (syndrome byte, MSN),
 /// ATOMIC ACK value, payload.
@@ -66,22 +66,19 @@ enum Item {
     Ev { kind: u64, qpn: u32, count: u32 },
 }
 
-/// The bench's memory-side models and the two verilated blocks.
+/// The verilated responder and what the bench puts around it.
 struct Hw {
-    chk: RespChkW64,
-    ex: RespExecSmallW64,
+    d: RespTopSmallW64,
+    axi: AxiMem,
     regs: RefRegs,
     reads: VecDeque<[u32; common::CTX_WORDS]>,
     items: VecDeque<Item>,
-    /// Payloads of the request packets taken, in order, for `dma_wr`.
-    pay: VecDeque<Vec<u8>>,
-    /// The packet `dma_wr` is consuming and bytes consumed.
-    pay_at: usize,
-    mem: HostMemory,
+    /// Payload beats of the headers taken, in order (roce_rx's m_axis).
+    pay: VecDeque<(u64, u8, bool)>,
+    /// The MR table (translation and invalidation only: the bytes live in
+    /// `axi`).
+    mrs: HostMemory,
     grants: VecDeque<(u64, u64, u32, bool, u8)>,
-    wr_done: VecDeque<u64>,
-    rd_pkt: Vec<u8>,
-    rd_beats: VecDeque<(u64, u8, bool)>,
     rq: HashMap<u32, VecDeque<(u32, u64, u32)>>,
     rq_cur: HashMap<u32, (u32, u64, u32)>,
     rq_resp: VecDeque<(u64, bool, u32, u64, u32)>,
@@ -98,20 +95,29 @@ struct Hw {
 }
 
 impl Hw {
-    fn new(seed: u64, mem: HostMemory, regs: RefRegs, stall: u32) -> Hw {
+    fn new(seed: u64, mrs: HostMemory, regs: RefRegs, stall: u32) -> Hw {
+        let timing = if stall > 0 {
+            AxiMemTiming {
+                lat_min: 1,
+                lat_max: 24,
+                stall_permille: stall / 2,
+                gap_permille: stall / 2,
+            }
+        } else {
+            AxiMemTiming::FAST
+        };
+        let mut axi = AxiMem::new(8, seed ^ 0xa, timing);
+        // The responder's memory starts as the twin's.
+        axi.poke(0, mrs.phys());
         let mut h = Hw {
-            chk: RespChkW64::new(),
-            ex: RespExecSmallW64::new(),
+            d: RespTopSmallW64::new(),
+            axi,
             regs,
             reads: VecDeque::from([[0; common::CTX_WORDS], [0; common::CTX_WORDS]]),
             items: VecDeque::new(),
             pay: VecDeque::new(),
-            pay_at: 0,
-            mem,
+            mrs,
             grants: VecDeque::new(),
-            wr_done: VecDeque::new(),
-            rd_pkt: Vec::new(),
-            rd_beats: VecDeque::new(),
             rq: HashMap::new(),
             rq_cur: HashMap::new(),
             rq_resp: VecDeque::new(),
@@ -125,213 +131,169 @@ impl Hw {
             cycle: 0,
             stall,
         };
-        for d in [true, false] {
-            h.chk.set_reset(d);
-            h.ex.set_reset(d);
+        for r in [true, false] {
+            h.d.set_reset(r);
             for _ in 0..3 {
-                h.chk.eval();
-                h.ex.eval();
-                h.chk.tick();
-                h.ex.tick();
+                h.d.eval();
+                h.d.tick();
             }
         }
         h
     }
 
-    /// Work queued, or either block not idle (a command waiting, the
-    /// executor away from its idle state).
+    /// Work queued, or the responder not idle.
     fn busy(&mut self) -> bool {
-        self.chk.eval();
-        self.ex.eval();
+        self.d.eval();
         !self.items.is_empty()
             || !self.rsp_wait.is_empty()
             || !self.pay.is_empty()
-            || self.chk.get_m_cmd_valid()
-            || !self.ex.get_s_cmd_ready()
+            || !self.d.get_s_ev_ready()
+            || !self.axi.quiet()
     }
 
     /// What is waiting, for a hang's message.
     fn why(&mut self) -> String {
-        let (c, x) = (&mut self.chk, &mut self.ex);
-        c.eval();
-        x.eval();
+        let d = &mut self.d;
+        d.eval();
         format!(
-            "items {} (front header: {}), payloads {}, grants {}, dma_wr done {}, \
-             dma_rd beats {}, responses waiting {}; resp_chk: hdr_ready {} ev_ready {} \
-             cmd_valid {}; resp_exec: cmd_ready {} mr_req {} wr_cmd {} rd_cmd {} rsp {} \
-             rq_req {} rcqe {} err {} inv {} grant_ready {} rd_ready {}",
+            "items {} (front header: {}), payload beats {}, grants {}, responses waiting {}; \
+             hdr_ready {} ev_ready {} mr_req {} rsp {} rq_req {} rcqe {} inv {} \
+             grant_ready {} pay_ready {} axi quiet {}",
             self.items.len(),
             matches!(self.items.front(), Some(Item::Hdr(_))),
             self.pay.len(),
             self.grants.len(),
-            self.wr_done.len(),
-            self.rd_beats.len(),
             self.rsp_wait.len(),
-            c.get_s_hdr_ready(),
-            c.get_s_ev_ready(),
-            c.get_m_cmd_valid(),
-            x.get_s_cmd_ready(),
-            x.get_m_mr_req_valid(),
-            x.get_m_wr_cmd_valid(),
-            x.get_m_rd_cmd_valid(),
-            x.get_m_rsp_valid(),
-            x.get_m_rq_req_valid(),
-            x.get_m_rcqe_valid(),
-            x.get_m_err_valid(),
-            x.get_m_inv_valid(),
-            x.get_s_mr_grant_ready(),
-            x.get_s_rd_tready(),
+            d.get_s_hdr_ready(),
+            d.get_s_ev_ready(),
+            d.get_m_mr_req_valid(),
+            d.get_m_rsp_valid(),
+            d.get_m_rq_req_valid(),
+            d.get_m_rcqe_valid(),
+            d.get_m_inv_valid(),
+            d.get_s_mr_grant_ready(),
+            d.get_s_pay_tready(),
+            self.axi.quiet(),
         )
     }
 
     /// One clock cycle.
     fn step(&mut self) {
         let stall = self.stall;
-        let (chk, ex) = (&mut self.chk, &mut self.ex);
-        ex.eval();
-        // resp_chk's inputs: a header or an event; the executor's Error
-        // first.
-        let err = ex.get_m_err_valid();
-        let (mut hv, mut evv) = (false, false);
-        if err {
-            evv = true;
-            chk.set_s_ev_kind(EV_ERROR as _);
-            chk.set_s_ev_qpn(ex.get_m_err_qpn());
-            chk.set_s_ev_count(0);
-        } else {
-            match self.items.front() {
-                Some(Item::Ev { kind, qpn, count }) => {
-                    evv = true;
-                    chk.set_s_ev_kind(*kind as _);
-                    chk.set_s_ev_qpn(*qpn);
-                    chk.set_s_ev_count(*count as _);
-                }
-                Some(Item::Hdr(p)) => {
-                    hv = true;
-                    let e = &p.ext;
-                    let reth = e.reth.unwrap_or_default();
-                    let at = e.atomic_eth.unwrap_or_default();
-                    chk.set_s_hdr_drop(false);
-                    chk.set_s_hdr_opcode(p.bth.opcode.0 as _);
-                    chk.set_s_hdr_padcnt(p.bth.pad_count as _);
-                    chk.set_s_hdr_destqp(p.bth.dest_qp as _);
-                    chk.set_s_hdr_ackreq(p.bth.ack_req);
-                    chk.set_s_hdr_psn(p.bth.psn.value() as _);
-                    chk.set_s_hdr_payload_len(p.payload.len() as _);
-                    chk.set_s_hdr_reth_va(reth.va as _);
-                    chk.set_s_hdr_reth_rkey(reth.rkey as _);
-                    chk.set_s_hdr_reth_dmalen(reth.dma_len as _);
-                    chk.set_s_hdr_immdt(e.immdt.unwrap_or(0) as _);
-                    chk.set_s_hdr_ieth(e.ieth.unwrap_or(0) as _);
-                    chk.set_s_hdr_atomic_va(at.va as _);
-                    chk.set_s_hdr_atomic_rkey(at.rkey as _);
-                    chk.set_s_hdr_atomic_swap_add(at.swap_add as _);
-                    chk.set_s_hdr_atomic_compare(at.compare as _);
-                }
-                None => {}
-            }
-        }
-        chk.set_s_hdr_valid(hv);
-        chk.set_s_ev_valid(evv);
-        chk.set_qp_rd_data(&self.reads[0]);
-        chk.set_m_cmd_ready(ex.get_s_cmd_ready());
-        chk.eval();
-        let addr = chk.get_qp_rd_addr();
-        self.reads.pop_front();
-        self.reads.push_back(self.regs.packed_ctx(addr % QPS));
-        // resp_exec's inputs.
-        ex.set_s_cmd_valid(chk.get_m_cmd_valid());
-        ex.set_s_cmd_qpn(chk.get_m_cmd_qpn());
-        ex.set_s_cmd_kind(chk.get_m_cmd_kind());
-        ex.set_s_cmd_code(chk.get_m_cmd_code());
-        ex.set_s_cmd_opcode(chk.get_m_cmd_opcode());
-        ex.set_s_cmd_psn(chk.get_m_cmd_psn());
-        ex.set_s_cmd_msn(chk.get_m_cmd_msn());
-        ex.set_s_cmd_ack_req(chk.get_m_cmd_ack_req());
-        ex.set_s_cmd_plen(chk.get_m_cmd_plen());
-        ex.set_s_cmd_va(chk.get_m_cmd_va());
-        ex.set_s_cmd_rkey(chk.get_m_cmd_rkey());
-        ex.set_s_cmd_len(chk.get_m_cmd_len());
-        ex.set_s_cmd_imm(chk.get_m_cmd_imm());
-        ex.set_s_cmd_swap(chk.get_m_cmd_swap());
-        ex.set_s_cmd_compare(chk.get_m_cmd_compare());
-        ex.set_s_cmd_off(chk.get_m_cmd_off());
-        ex.set_s_cmd_ack_psn(chk.get_m_cmd_ack_psn());
-        ex.set_s_cmd_pd(chk.get_m_cmd_pd());
-        ex.set_s_cmd_pmtu(chk.get_m_cmd_pmtu());
-        ex.set_s_cmd_mdra(chk.get_m_cmd_mdra());
-        ex.set_m_err_ready(err && chk.get_s_ev_ready());
         let rnd = |rng: &mut Rng| stall == 0 || !rng.chance(stall);
-        let mr_ready = rnd(&mut self.rng);
-        ex.set_m_mr_req_ready(mr_ready);
-        let g = self.grants.front().filter(|g| g.0 <= self.cycle).copied();
-        ex.set_s_mr_grant_valid(g.is_some());
-        if let Some((_, pa, len, last, reason)) = g {
-            ex.set_s_mr_grant_pa(pa);
-            ex.set_s_mr_grant_len(len);
-            ex.set_s_mr_grant_last(last);
-            ex.set_s_mr_grant_reason(reason as _);
+        let d = &mut self.d;
+        self.axi.drive_write(d);
+        self.axi.drive_read(d);
+        let (mut hv, mut evv) = (false, false);
+        match self.items.front() {
+            Some(Item::Ev { kind, qpn, count }) => {
+                evv = true;
+                d.set_s_ev_kind(*kind as _);
+                d.set_s_ev_qpn(*qpn);
+                d.set_s_ev_count(*count as _);
+            }
+            Some(Item::Hdr(p)) => {
+                hv = true;
+                let e = &p.ext;
+                let reth = e.reth.unwrap_or_default();
+                let at = e.atomic_eth.unwrap_or_default();
+                d.set_s_hdr_drop(false);
+                d.set_s_hdr_opcode(p.bth.opcode.0 as _);
+                d.set_s_hdr_padcnt(p.bth.pad_count as _);
+                d.set_s_hdr_destqp(p.bth.dest_qp as _);
+                d.set_s_hdr_ackreq(p.bth.ack_req);
+                d.set_s_hdr_psn(p.bth.psn.value() as _);
+                d.set_s_hdr_payload_len(p.payload.len() as _);
+                d.set_s_hdr_reth_va(reth.va as _);
+                d.set_s_hdr_reth_rkey(reth.rkey as _);
+                d.set_s_hdr_reth_dmalen(reth.dma_len as _);
+                d.set_s_hdr_immdt(e.immdt.unwrap_or(0) as _);
+                d.set_s_hdr_ieth(e.ieth.unwrap_or(0) as _);
+                d.set_s_hdr_atomic_va(at.va as _);
+                d.set_s_hdr_atomic_rkey(at.rkey as _);
+                d.set_s_hdr_atomic_swap_add(at.swap_add as _);
+                d.set_s_hdr_atomic_compare(at.compare as _);
+            }
+            None => {}
         }
-        let wr_ready = rnd(&mut self.rng);
-        ex.set_m_wr_cmd_ready(wr_ready);
-        let done = self.wr_done.front().is_some_and(|&t| t <= self.cycle);
-        ex.set_s_wr_done_valid(done);
-        ex.set_s_wr_done_err(false);
-        let rd_ready = rnd(&mut self.rng);
-        ex.set_m_rd_cmd_ready(rd_ready);
-        let beat = self
-            .rd_beats
-            .front()
-            .copied()
-            .filter(|_| rnd(&mut self.rng));
-        ex.set_s_rd_tvalid(beat.is_some());
-        if let Some((d, k, l)) = beat {
-            ex.set_s_rd_tdata(d);
-            ex.set_s_rd_tkeep(k as _);
-            ex.set_s_rd_tlast(l);
-            ex.set_s_rd_tuser(false);
+        d.set_s_hdr_valid(hv);
+        d.set_s_ev_valid(evv);
+        d.set_qp_rd_data(&self.reads[0]);
+        let beat = self.pay.front().copied().filter(|_| rnd(&mut self.rng));
+        d.set_s_pay_tvalid(beat.is_some());
+        if let Some((data, keep, last)) = beat {
+            d.set_s_pay_tdata(data);
+            d.set_s_pay_tkeep(keep as _);
+            d.set_s_pay_tlast(last);
+            d.set_s_pay_tuser(false);
+        }
+        let mr_ready = rnd(&mut self.rng);
+        d.set_m_mr_req_ready(mr_ready);
+        let g = self.grants.front().filter(|g| g.0 <= self.cycle).copied();
+        d.set_s_mr_grant_valid(g.is_some());
+        if let Some((_, pa, len, last, reason)) = g {
+            d.set_s_mr_grant_pa(pa);
+            d.set_s_mr_grant_len(len);
+            d.set_s_mr_grant_last(last);
+            d.set_s_mr_grant_reason(reason as _);
         }
         let rsp_ready = rnd(&mut self.rng);
-        ex.set_m_rsp_ready(rsp_ready);
+        d.set_m_rsp_ready(rsp_ready);
         let pay_ready = rnd(&mut self.rng);
-        ex.set_m_rsp_pay_tready(pay_ready);
-        ex.set_m_rcqe_ready(rnd(&mut self.rng));
-        ex.set_m_rq_req_ready(rnd(&mut self.rng));
+        d.set_m_rsp_pay_tready(pay_ready);
+        d.set_m_rcqe_ready(rnd(&mut self.rng));
+        d.set_m_rq_req_ready(rnd(&mut self.rng));
         let rqr = self.rq_resp.front().filter(|r| r.0 <= self.cycle).copied();
-        ex.set_s_rq_resp_valid(rqr.is_some());
+        d.set_s_rq_resp_valid(rqr.is_some());
         if let Some((_, ok, key, va, len)) = rqr {
-            ex.set_s_rq_resp_ok(ok);
-            ex.set_s_rq_resp_key(key);
-            ex.set_s_rq_resp_va(va);
-            ex.set_s_rq_resp_len(len);
+            d.set_s_rq_resp_ok(ok);
+            d.set_s_rq_resp_key(key);
+            d.set_s_rq_resp_va(va);
+            d.set_s_rq_resp_len(len);
         }
-        ex.set_m_inv_ready(true);
+        d.set_m_inv_ready(true);
         let inv = self.inv_done.front().filter(|r| r.0 <= self.cycle).copied();
-        ex.set_s_inv_done_valid(inv.is_some());
-        ex.set_s_inv_done_err(inv.is_some_and(|i| i.1));
-        ex.eval();
+        d.set_s_inv_done_valid(inv.is_some());
+        d.set_s_inv_done_err(inv.is_some_and(|i| i.1));
+        d.eval();
+        let addr = d.get_qp_rd_addr();
+        self.reads.pop_front();
+        self.reads.push_back(self.regs.packed_ctx(addr % QPS));
+        self.axi.sample_write(d);
+        self.axi.sample_read(d);
         // ---- Handshakes.
-        if (hv && chk.get_s_hdr_ready()) || (!err && evv && chk.get_s_ev_ready()) {
+        if (hv && d.get_s_hdr_ready()) || (evv && d.get_s_ev_ready()) {
             if let Some(Item::Hdr(p)) = self.items.pop_front() {
-                if !p.payload.is_empty() {
-                    self.pay.push_back(p.payload);
+                let n = p.payload.len().div_ceil(8);
+                for (i, c) in p.payload.chunks(8).enumerate() {
+                    let mut w = [0u8; 8];
+                    w[..c.len()].copy_from_slice(c);
+                    let keep = ((1u16 << c.len()) - 1) as u8;
+                    self.pay
+                        .push_back((u64::from_le_bytes(w), keep, i + 1 == n));
                 }
             }
         }
-        if err && chk.get_s_ev_ready() {
-            self.errors.push(ex.get_m_err_qpn());
+        if beat.is_some() && d.get_s_pay_tready() {
+            self.pay.pop_front();
         }
-        if ex.get_m_mr_req_valid() && mr_ready {
+        if d.get_m_exec_error_valid() {
+            self.errors.push(d.get_m_exec_error_qpn());
+        }
+        if d.get_m_qp_error_valid() {
+            self.errors.push(d.get_m_qp_error_qpn());
+        }
+        if d.get_m_mr_req_valid() && mr_ready {
             let req = Request {
-                key: ex.get_m_mr_req_key(),
-                pd: ex.get_m_mr_req_pd() as u16,
-                access: Access::from_bits(ex.get_m_mr_req_access() as u8),
-                va: ex.get_m_mr_req_va(),
-                len: ex.get_m_mr_req_len(),
+                key: d.get_m_mr_req_key(),
+                pd: d.get_m_mr_req_pd() as u16,
+                access: Access::from_bits(d.get_m_mr_req_access() as u8),
+                va: d.get_m_mr_req_va(),
+                len: d.get_m_mr_req_len(),
             };
             assert!(req.len > 0, "the executor asks mr_tlb nothing of length 0");
             let t = self.cycle + 2 + if stall > 0 { self.rng.below(4) } else { 0 };
-            match self.mem.translate(&req) {
+            match self.mrs.translate(&req) {
                 Ok(ch) => {
                     let n = ch.len();
                     for (i, c) in ch.into_iter().enumerate() {
@@ -341,92 +303,37 @@ impl Hw {
                 Err(r) => self.grants.push_back((t, 0, 0, true, r.code())),
             }
         }
-        if g.is_some() && ex.get_s_mr_grant_ready() {
+        if g.is_some() && d.get_s_mr_grant_ready() {
             self.grants.pop_front();
         }
-        if ex.get_m_wr_cmd_valid() && wr_ready {
-            let (a, len) = (ex.get_m_wr_cmd_addr(), ex.get_m_wr_cmd_len() as usize);
-            if ex.get_m_wr_cmd_imm() {
-                assert!(len <= 8);
-                let d = ex.get_m_wr_cmd_data().to_le_bytes();
-                self.mem.write_pa(a, &d[..len]);
-            } else {
-                let p = self
-                    .pay
-                    .front()
-                    .expect("a dma_wr command without a payload");
-                assert!(
-                    self.pay_at + len <= p.len(),
-                    "dma_wr command of {len} bytes past its packet's payload ({} of {})",
-                    self.pay_at,
-                    p.len()
-                );
-                if !ex.get_m_wr_cmd_discard() {
-                    let bytes = p[self.pay_at..self.pay_at + len].to_vec();
-                    self.mem.write_pa(a, &bytes);
-                }
-                self.pay_at += len;
-                if ex.get_m_wr_cmd_last() {
-                    assert_eq!(self.pay_at, p.len(), "the packet's last command ends it");
-                    self.pay.pop_front();
-                    self.pay_at = 0;
-                }
-            }
-            let t = self.cycle + 1 + if stall > 0 { self.rng.below(6) } else { 0 } + 3;
-            self.wr_done
-                .push_back(t.max(self.wr_done.back().copied().unwrap_or(0)));
-        }
-        if done {
-            self.wr_done.pop_front();
-        }
-        if ex.get_m_rd_cmd_valid() && rd_ready {
-            let (a, len) = (ex.get_m_rd_cmd_addr(), ex.get_m_rd_cmd_len() as usize);
-            let mut b = vec![0; len];
-            self.mem.read_pa(a, &mut b);
-            self.rd_pkt.extend(b);
-            if ex.get_m_rd_cmd_last() {
-                let p = std::mem::take(&mut self.rd_pkt);
-                let n = p.len().div_ceil(8);
-                for (i, c) in p.chunks(8).enumerate() {
-                    let mut w = [0u8; 8];
-                    w[..c.len()].copy_from_slice(c);
-                    let keep = ((1u16 << c.len()) - 1) as u8;
-                    self.rd_beats
-                        .push_back((u64::from_le_bytes(w), keep, i + 1 == n));
-                }
-            }
-        }
-        if beat.is_some() && ex.get_s_rd_tready() {
-            self.rd_beats.pop_front();
-        }
-        if ex.get_m_rsp_pay_tvalid() && pay_ready {
-            let k = ex.get_m_rsp_pay_tkeep().count_ones() as usize;
+        if d.get_m_rsp_pay_tvalid() && pay_ready {
+            let k = d.get_m_rsp_pay_tkeep().count_ones() as usize;
             self.rsp_pay
-                .extend_from_slice(&ex.get_m_rsp_pay_tdata().to_le_bytes()[..k]);
-            if ex.get_m_rsp_pay_tlast() {
+                .extend_from_slice(&d.get_m_rsp_pay_tdata().to_le_bytes()[..k]);
+            if d.get_m_rsp_pay_tlast() {
                 let (q, mut r, n) = self.rsp_wait.pop_front().expect("a payload for a response");
                 r.4 = std::mem::take(&mut self.rsp_pay);
                 assert_eq!(r.4.len(), n, "READ response payload length");
                 self.rsp.push((q, r));
             }
         }
-        if ex.get_m_rsp_valid() && rsp_ready {
-            let op = ex.get_m_rsp_opcode() as u8;
+        if d.get_m_rsp_valid() && rsp_ready {
+            let op = d.get_m_rsp_opcode() as u8;
             let info = roce_wire::Opcode(op).info().expect("a known opcode");
             let r: Resp = (
                 op,
-                ex.get_m_rsp_psn(),
+                d.get_m_rsp_psn(),
                 info.has(roce_wire::ExtKind::Aeth)
-                    .then(|| (ex.get_m_rsp_syndrome() as u8, ex.get_m_rsp_msn())),
+                    .then(|| (d.get_m_rsp_syndrome() as u8, d.get_m_rsp_msn())),
                 info.has(roce_wire::ExtKind::AtomicAckEth)
-                    .then(|| ex.get_m_rsp_atomic_ack_data()),
+                    .then(|| d.get_m_rsp_atomic_ack_data()),
                 Vec::new(),
             );
-            let n = ex.get_m_rsp_payload_len() as usize;
+            let n = d.get_m_rsp_payload_len() as usize;
             if n > 0 || !self.rsp_wait.is_empty() {
-                self.rsp_wait.push_back((ex.get_m_rsp_qpn(), r, n));
+                self.rsp_wait.push_back((d.get_m_rsp_qpn(), r, n));
             } else {
-                self.rsp.push((ex.get_m_rsp_qpn(), r));
+                self.rsp.push((d.get_m_rsp_qpn(), r));
             }
         }
         // A zero-length READ response waits behind earlier payloads only.
@@ -434,18 +341,18 @@ impl Hw {
             let (q, r, _) = self.rsp_wait.pop_front().unwrap();
             self.rsp.push((q, r));
         }
-        if ex.get_m_rcqe_valid() && ex.get_m_rcqe_ready() {
+        if d.get_m_rcqe_valid() && d.get_m_rcqe_ready() {
             self.cqes.push((
-                ex.get_m_rcqe_qpn(),
-                ex.get_m_rcqe_status(),
-                ex.get_m_rcqe_opcode() as u8,
-                ex.get_m_rcqe_len(),
-                ex.get_m_rcqe_imm(),
+                d.get_m_rcqe_qpn(),
+                d.get_m_rcqe_status(),
+                d.get_m_rcqe_opcode() as u8,
+                d.get_m_rcqe_len(),
+                d.get_m_rcqe_imm(),
             ));
         }
-        if ex.get_m_rq_req_valid() && ex.get_m_rq_req_ready() {
-            let q = ex.get_m_rq_req_qpn();
-            let w = if ex.get_m_rq_req_pop() {
+        if d.get_m_rq_req_valid() && d.get_m_rq_req_ready() {
+            let q = d.get_m_rq_req_qpn();
+            let w = if d.get_m_rq_req_pop() {
                 let w = self.rq.entry(q).or_default().pop_front();
                 if let Some(w) = w {
                     self.rq_cur.insert(q, w);
@@ -456,32 +363,21 @@ impl Hw {
             };
             let t = self.cycle + 1 + if stall > 0 { self.rng.below(6) } else { 0 };
             let (k, va, len) = w.unwrap_or_default();
-            if std::env::var("RX_DEBUG").is_ok() {
-                eprintln!(
-                    "{}: rq qpn {q} pop {} -> {w:x?}; cmd opcode {:#x} psn {:#x} plen {} off {}",
-                    self.cycle,
-                    ex.get_m_rq_req_pop(),
-                    chk.get_m_cmd_opcode(),
-                    chk.get_m_cmd_psn(),
-                    chk.get_m_cmd_plen(),
-                    chk.get_m_cmd_off()
-                );
-            }
             self.rq_resp.push_back((t, w.is_some(), k, va, len));
         }
-        if rqr.is_some() && ex.get_s_rq_resp_ready() {
+        if rqr.is_some() && d.get_s_rq_resp_ready() {
             self.rq_resp.pop_front();
         }
-        if ex.get_m_inv_valid() {
-            let e = self.mem.invalidate(ex.get_m_inv_key()).is_err();
+        if d.get_m_inv_valid() {
+            let e = self.mrs.invalidate(d.get_m_inv_key()).is_err();
             let t = self.cycle + 1 + if stall > 0 { self.rng.below(6) } else { 0 };
             self.inv_done.push_back((t, e));
         }
         if inv.is_some() {
             self.inv_done.pop_front();
         }
-        chk.tick();
-        ex.tick();
+        d.tick();
+        self.axi.tick();
         self.cycle += 1;
     }
 }
@@ -530,8 +426,10 @@ const NONE: Faults = Faults {
     bad_key: 0,
 };
 
-fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
-    let mut rng = Rng::new(seed);
+/// `nq` connected QP pairs (model requester, twin model responder) and
+/// the responder's side of them: its memory (a remote buffer per QP filled
+/// at random), contexts, and the INIT events.
+fn setup(rng: &mut Rng, nq: u32, stall: u32) -> (Vec<Conn>, HostMemory, Hw) {
     // Responder memory, the hardware's and the twin's, alike.
     let mut mem_b = HostMemory::new(256, 8192);
     let mut regs = RefRegs::with_qps(QPS);
@@ -582,9 +480,15 @@ fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
             pending: 0,
         });
     }
-    let mut twin = mem_b.clone();
+    let twin = mem_b.clone();
     let mut hw = Hw::new(rng.next_u64(), mem_b, regs, stall);
     hw.items.extend(items);
+    (conns, twin, hw)
+}
+
+fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
+    let mut rng = Rng::new(seed);
+    let (mut conns, mut twin, mut hw) = setup(&mut rng, nq, stall);
     // Work requests.
     let mut recv_want = Vec::new();
     for (n, c) in conns.iter_mut().enumerate() {
@@ -636,7 +540,7 @@ fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
                 // A receive WQE for it, at B (twin and hardware alike).
                 let wl = len + rng.below(64) as u32;
                 let (k, va) = twin.alloc(PD, Access::ALL, wl.max(1) as u64);
-                let (k2, va2) = hw.mem.alloc(PD, Access::ALL, wl.max(1) as u64);
+                let (k2, va2) = hw.mrs.alloc(PD, Access::ALL, wl.max(1) as u64);
                 assert_eq!((k, va), (k2, va2));
                 c.b.post_recv(RecvWr {
                     wr_id: i as u64,
@@ -660,6 +564,11 @@ fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
             c.pending += 1;
         }
     }
+    // Every buffer is allocated: the responder's AXI memory starts as the
+    // twin's bytes.
+    let phys = hw.mrs.phys().to_vec();
+    hw.axi.poke(0, &phys);
+    let start_image = phys;
     // Exchange: requests to both responders, responses compared, the
     // twin's fed back.
     let mut now = 0u64;
@@ -697,6 +606,17 @@ fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
                 .want
                 .pop_front()
                 .unwrap_or_else(|| panic!("QP {q}: a response the model did not send: {r:x?}"));
+            if r != w && std::env::var("RX_DEBUG").is_ok() {
+                let ph = twin.phys();
+                let find = |m: &[u8], v: &[u8]| m.windows(v.len().max(1)).position(|x| x == v);
+                eprintln!(
+                    "hw payload at {:x?} in the twin now, {:x?} in the start image; model's at {:x?}; axi has the model's at {:x?}",
+                    find(ph, &r.4),
+                    find(&start_image, &r.4),
+                    find(ph, &w.4),
+                    find(&hw.axi.peek(0, ph.len()), &w.4)
+                );
+            }
             assert_eq!(r, w, "QP {q}: response (hardware vs model)");
         }
         for (q, c) in conns.iter().enumerate() {
@@ -727,7 +647,7 @@ fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
     }
     // Memory, completions, errors.
     assert!(
-        hw.mem.phys() == twin.phys(),
+        hw.axi.peek(0, twin.phys().len()) == twin.phys(),
         "responder memory differs from the model's"
     );
     // Receive completions: the hardware's successful ones equal the
@@ -759,14 +679,24 @@ fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
         assert!(!want_err.is_empty(), "the run had a remote access error");
     }
     let _ = recv_want;
-    let x = &mut hw.ex;
+    let x = &mut hw.d;
     x.eval();
+    assert_eq!(
+        x.get_cnt_stream_err(),
+        0,
+        "dma_wr: every command matched its payload"
+    );
+    assert!(
+        hw.axi.violations.is_empty(),
+        "AXI rules: {:?}",
+        hw.axi.violations
+    );
     let (rr, ar, nra) = (
         x.get_cnt_read_replay(),
         x.get_cnt_atomic_replay(),
         x.get_cnt_nak_rem_access(),
     );
-    println!("resp_exec counters: read_replay {rr}, atomic_replay {ar}, nak_rem_access {nra}");
+    println!("responder counters: read_replay {rr}, atomic_replay {ar}, nak_rem_access {nra}");
     if f.loss > 0 {
         assert!(
             rr > 0 && ar > 0,
@@ -779,7 +709,7 @@ fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
         "one remote access NAK per QP in Error"
     );
     println!(
-        "resp_exec: {} cycles, {} receive completions",
+        "responder: {} cycles, {} receive completions",
         hw.cycle,
         hw.cqes.len()
     );
