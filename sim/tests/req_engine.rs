@@ -196,7 +196,7 @@ fn run(seed: u64, s: Setup) {
     for n in 0..s.nq {
         let mra = [1u8, 2, 4, 16][rng.below(4) as usize];
         let (a, b) = attrs(n, &s, mra);
-        let rlen = 3 * 4096 + rng.below(5000);
+        let rlen = 8 * 4096 + rng.below(5000);
         let (rkey, rva) = remote.alloc(PD, Access::ALL, rlen);
         let fill: Vec<u8> = (0..rlen).map(|_| rng.next_u32() as u8).collect();
         remote.poke(rkey, rva, &fill);
@@ -235,12 +235,23 @@ fn run(seed: u64, s: Setup) {
                 2 => pm * (4 + rng.below(8) as u32) + rng.below(3) as u32,
                 _ => rng.below(1100) as u32,
             };
-            let off = rng.below(rlen - 3 * 4096 - 8) & !7;
+            // On a faulty link a retried READ may be replayed by the
+            // responder after later WRITEs of the same QP ran (IBTA allows
+            // it; a fence orders them): READs then read a part of the region
+            // no WRITE or atomic touches, so the result is the twin's.
+            let verb = rng.below(8);
+            let faulty = s.faults.drop + s.faults.dup + s.faults.reorder > 0;
+            let off = if faulty && verb == 5 {
+                4 * 4096 + (rng.below(rlen - 4 * 4096 - 3 * 4096 - 8) & !7)
+            } else if faulty {
+                rng.below(4096 - 8) & !7
+            } else {
+                rng.below(rlen - 3 * 4096 - 8) & !7
+            };
             let remote_r = Remote {
                 va: rva + off,
                 rkey: if rng.chance(s.bad_key) { rkey ^ 0x100 } else { rkey },
             };
-            let verb = rng.below(8);
             let l = if verb >= 6 { 8 } else { len };
             let (lk, lva) = local.alloc(PD, Access::ALL, l.max(1) as u64);
             let data: Vec<u8> = (0..l.max(1)).map(|_| rng.next_u32() as u8).collect();
@@ -398,9 +409,12 @@ fn run(seed: u64, s: Setup) {
     while got_total < want_total {
         assert!(
             cycle - last_progress < 2_000_000,
-            "hang at cycle {cycle}: {got_total} of {want_total} completions, posts left {}, \
-             links {} / {}",
+            "hang at cycle {cycle}: {got_total} of {want_total} completions, posts left {} \
+             (front for QP {:?}), per QP {:?} of {:?}, links {} / {}",
             post.len(),
+            post.front().map(|w| w.qpn),
+            cqes.iter().map(|c| c.len()).collect::<Vec<_>>(),
+            twin_cqes.iter().map(|c| c.len()).collect::<Vec<_>>(),
             to_b.q.len(),
             to_a.q.len()
         );
@@ -480,7 +494,6 @@ fn run(seed: u64, s: Setup) {
         tm.set_s_arm_entry(hw.get_m_arm_entry() as _);
         tm.set_s_arm_delay(hw.get_m_arm_delay());
         tm.set_s_arm_disarm(hw.get_m_arm_disarm());
-        tm.set_m_exp_ready(hw.get_s_exp_ready());
         tm.eval();
         hw.set_m_arm_ready(tm.get_s_arm_ready());
         hw.set_s_exp_valid(tm.get_m_exp_valid());
@@ -520,6 +533,9 @@ fn run(seed: u64, s: Setup) {
         hw.set_m_scqe_ready(cq_ready);
         hw.set_m_err_ready(true);
         hw.eval();
+        // The block's s_exp_ready follows s_exp_valid (its Idle arbiter).
+        tm.set_m_exp_ready(hw.get_s_exp_ready());
+        tm.eval();
         // ---- Handshakes.
         let addr = hw.get_qp_rd_addr();
         reads.pop_front();
@@ -682,6 +698,21 @@ fn run(seed: u64, s: Setup) {
             ));
             got_total += 1;
             last_progress = cycle;
+        }
+        if std::env::var("REQ_DEBUG").is_ok() {
+            if hw.get_m_arm_valid() && tm.get_s_arm_ready() {
+                eprintln!("{cycle}: arm entry {} delay {} now {}", hw.get_m_arm_entry(), hw.get_m_arm_delay(), tm.get_now());
+            }
+            if tm.get_m_exp_valid() && hw.get_s_exp_ready() {
+                eprintln!("{cycle}: exp entry {} now {}", tm.get_m_exp_entry(), tm.get_now());
+            }
+            if rsp.is_some() && hw.get_s_rsp_ready() {
+                let p = rsp.as_ref().unwrap();
+                eprintln!("{cycle}: rsp qp {} op {:?} psn {:#x} aeth {:?}", p.bth.dest_qp, p.bth.opcode, p.bth.psn.value(), p.ext.aeth);
+            }
+            if hw.get_m_req_valid() && req_ready {
+                eprintln!("{cycle}: req qp {} op {:#x} psn {:#x}", hw.get_m_req_qpn(), hw.get_m_req_opcode(), hw.get_m_req_psn());
+            }
         }
         hw.tick();
         tm.tick();
