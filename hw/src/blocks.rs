@@ -8,10 +8,10 @@ use crate::dma::{DmaRd, DmaWr, RD_BUF_BEATS, RD_OUTSTANDING, WR_OUTSTANDING};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
-use crate::resp_chk::{RespChkDefault, RespChkSmall};
 use crate::req_engine::{
     ReqEngine128, ReqEngine256, ReqEngine512, ReqEngine64, ReqEngineSmall512, ReqEngineSmall64,
 };
+use crate::resp_chk::{RespChkDefault, RespChkSmall};
 use crate::resp_exec::{
     RespExec128, RespExec256, RespExec512, RespExec64, RespExecSmall512, RespExecSmall64,
 };

@@ -222,11 +222,20 @@ enum Rq {
     Wb,
 }
 
-fn ctx_offset(reg: &roce_regs::Register, field: &roce_regs::Field, width: usize) -> Constant<Bits<16>> {
+fn ctx_offset(
+    reg: &roce_regs::Register,
+    field: &roce_regs::Field,
+    width: usize,
+) -> Constant<Bits<16>> {
     let (_, f, at) = ctx_layout()
         .into_iter()
         .find(|(r, f, _)| r.name == reg.name && f.name == field.name)
-        .unwrap_or_else(|| panic!("context field {}.{} not in the layout", reg.name, field.name));
+        .unwrap_or_else(|| {
+            panic!(
+                "context field {}.{} not in the layout",
+                reg.name, field.name
+            )
+        });
     assert_eq!(f.width as usize, width, "{}.{} width", reg.name, field.name);
     Constant::new((at as u64).into())
 }
@@ -253,7 +262,12 @@ fn opcode_table() -> Constant<Bits<256>> {
             .map(|i| i.code as u64)
             .unwrap_or_else(|| panic!("no RC {kind:?} {pos:?} imm {imm} inv {inv}"))
     };
-    let pos = [Position::First, Position::Middle, Position::Last, Position::Only];
+    let pos = [
+        Position::First,
+        Position::Middle,
+        Position::Last,
+        Position::Only,
+    ];
     let mut b = Bits::<256>::default();
     for op in 0..8u64 {
         for (p, &ps) in pos.iter().enumerate() {
@@ -629,14 +643,26 @@ fn rc_op(kind: OpKind, pos: Position) -> Constant<Bits<8>> {
 
 // Event kinds (`ekind`): 0 INIT, 1 ERROR, 2 response, 3 timer, 4 WQE, 5 kick.
 
-impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: usize, const A: usize>
-    ReqEngine<W, K, Q, E, R, A>
+impl<
+        const W: usize,
+        const K: usize,
+        const Q: usize,
+        const E: usize,
+        const R: usize,
+        const A: usize,
+    > ReqEngine<W, K, Q, E, R, A>
 {
     pub fn new() -> Self {
         check_width("req_engine", W, K);
-        assert!((1..=14).contains(&Q), "req_engine: QP bits {Q} out of 1..=14");
+        assert!(
+            (1..=14).contains(&Q),
+            "req_engine: QP bits {Q} out of 1..=14"
+        );
         assert_eq!(E, Q + 1, "req_engine: E must be Q + 1");
-        assert!((1..=6).contains(&R), "req_engine: ring bits {R} out of 1..=6");
+        assert!(
+            (1..=6).contains(&R),
+            "req_engine: ring bits {R} out of 1..=6"
+        );
         assert_eq!(A, Q + R, "req_engine: A must be Q + R");
         use roce_regs::qp;
         let mut ctr = Vec::new();
@@ -901,26 +927,88 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
     }
 }
 
-impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: usize, const A: usize>
-    Default for ReqEngine<W, K, Q, E, R, A>
+impl<
+        const W: usize,
+        const K: usize,
+        const Q: usize,
+        const E: usize,
+        const R: usize,
+        const A: usize,
+    > Default for ReqEngine<W, K, Q, E, R, A>
 {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: usize, const A: usize>
-    Logic for ReqEngine<W, K, Q, E, R, A>
+impl<
+        const W: usize,
+        const K: usize,
+        const Q: usize,
+        const E: usize,
+        const R: usize,
+        const A: usize,
+    > Logic for ReqEngine<W, K, Q, E, R, A>
 {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, ret, ret2, ekind, qpn, st, rec, w, c_state, c_type, c_pmtu,
-            c_timeout, c_retry, c_rnr, c_mra, c_pd, c_sq_psn, r_op, r_psn, r_syn, r_orig, r_plen,
-            x_kind, ab_q, comp_before, pg_cond, lost, why, fail_at, fail_status, idx, k, t_disc,
-            t_arm, arm_kind, arm_delay, t_kick, wqe_blocked, p_op, p_psn, p_plen, p_off,
-            p_ackreq, p_se, p_last, p_reth_va, p_reth_len, at_done, cq_status, cq_len, wr_pend,
-            kq_w, kq_r, hot
+            self,
+            clock,
+            state,
+            ret,
+            ret2,
+            ekind,
+            qpn,
+            st,
+            rec,
+            w,
+            c_state,
+            c_type,
+            c_pmtu,
+            c_timeout,
+            c_retry,
+            c_rnr,
+            c_mra,
+            c_pd,
+            c_sq_psn,
+            r_op,
+            r_psn,
+            r_syn,
+            r_orig,
+            r_plen,
+            x_kind,
+            ab_q,
+            comp_before,
+            pg_cond,
+            lost,
+            why,
+            fail_at,
+            fail_status,
+            idx,
+            k,
+            t_disc,
+            t_arm,
+            arm_kind,
+            arm_delay,
+            t_kick,
+            wqe_blocked,
+            p_op,
+            p_psn,
+            p_plen,
+            p_off,
+            p_ackreq,
+            p_se,
+            p_last,
+            p_reth_va,
+            p_reth_len,
+            at_done,
+            cq_status,
+            cq_len,
+            wr_pend,
+            kq_w,
+            kq_r,
+            hot
         );
         clock!(self, clock, sts, wq, kq);
         for i in 0..self.ctr.len() {
@@ -1078,7 +1166,8 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
         self.m_wr_cmd_last.next = self.s_mr_grant_last.val();
         self.m_wr_cmd_discard.next = false;
         self.m_wr_cmd_imm.next = false;
-        self.m_wr_cmd_data.next = self.r_orig.q.val() >> (bit_cast::<64, 8>(self.at_done.q.val()) << 3);
+        self.m_wr_cmd_data.next =
+            self.r_orig.q.val() >> (bit_cast::<64, 8>(self.at_done.q.val()) << 3);
         self.s_wr_done_ready.next = true;
         self.m_arm_valid.next = false;
         self.m_arm_entry.next = bit_cast::<E, 24>(self.qpn.q.val()) << 1;
@@ -1187,45 +1276,73 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
             }
             Rq::Rd2 => {
                 // The context (2 cycles after Rd0's address).
-                self.c_state.d.next =
-                    self.qp_rd_data.val().get_bits::<ST_BITS>(self.off_state.val().index());
-                self.c_type.d.next =
-                    self.qp_rd_data.val().get_bits::<TY_BITS>(self.off_type.val().index());
-                self.c_pmtu.d.next =
-                    self.qp_rd_data.val().get_bits::<PMTU_BITS>(self.off_pmtu.val().index());
-                self.c_timeout.d.next =
-                    self.qp_rd_data.val().get_bits::<TO_BITS>(self.off_timeout.val().index());
-                self.c_retry.d.next =
-                    self.qp_rd_data.val().get_bits::<RT_BITS>(self.off_retry.val().index());
-                self.c_rnr.d.next =
-                    self.qp_rd_data.val().get_bits::<RT_BITS>(self.off_rnr.val().index());
-                self.c_mra.d.next =
-                    self.qp_rd_data.val().get_bits::<RDA_BITS>(self.off_mra.val().index());
-                self.c_pd.d.next =
-                    self.qp_rd_data.val().get_bits::<PD_BITS>(self.off_pd.val().index());
-                self.c_sq_psn.d.next =
-                    self.qp_rd_data.val().get_bits::<24>(self.off_sq_psn.val().index());
+                self.c_state.d.next = self
+                    .qp_rd_data
+                    .val()
+                    .get_bits::<ST_BITS>(self.off_state.val().index());
+                self.c_type.d.next = self
+                    .qp_rd_data
+                    .val()
+                    .get_bits::<TY_BITS>(self.off_type.val().index());
+                self.c_pmtu.d.next = self
+                    .qp_rd_data
+                    .val()
+                    .get_bits::<PMTU_BITS>(self.off_pmtu.val().index());
+                self.c_timeout.d.next = self
+                    .qp_rd_data
+                    .val()
+                    .get_bits::<TO_BITS>(self.off_timeout.val().index());
+                self.c_retry.d.next = self
+                    .qp_rd_data
+                    .val()
+                    .get_bits::<RT_BITS>(self.off_retry.val().index());
+                self.c_rnr.d.next = self
+                    .qp_rd_data
+                    .val()
+                    .get_bits::<RT_BITS>(self.off_rnr.val().index());
+                self.c_mra.d.next = self
+                    .qp_rd_data
+                    .val()
+                    .get_bits::<RDA_BITS>(self.off_mra.val().index());
+                self.c_pd.d.next = self
+                    .qp_rd_data
+                    .val()
+                    .get_bits::<PD_BITS>(self.off_pd.val().index());
+                self.c_sq_psn.d.next = self
+                    .qp_rd_data
+                    .val()
+                    .get_bits::<24>(self.off_sq_psn.val().index());
                 if self.ekind.q.val() == 0 {
                     self.state.d.next = Rq::Fin;
                     self.st.d.next.err = false;
                     self.st.d.next.ack_on = false;
                     self.st.d.next.rnr_on = false;
                     self.st.d.next.retry_started = false;
-                    self.st.d.next.next_psn =
-                        self.qp_rd_data.val().get_bits::<24>(self.off_sq_psn.val().index());
-                    self.st.d.next.comp_psn =
-                        self.qp_rd_data.val().get_bits::<24>(self.off_sq_psn.val().index());
-                    self.st.d.next.sent_high =
-                        self.qp_rd_data.val().get_bits::<24>(self.off_sq_psn.val().index());
+                    self.st.d.next.next_psn = self
+                        .qp_rd_data
+                        .val()
+                        .get_bits::<24>(self.off_sq_psn.val().index());
+                    self.st.d.next.comp_psn = self
+                        .qp_rd_data
+                        .val()
+                        .get_bits::<24>(self.off_sq_psn.val().index());
+                    self.st.d.next.sent_high = self
+                        .qp_rd_data
+                        .val()
+                        .get_bits::<24>(self.off_sq_psn.val().index());
                     self.st.d.next.head = 0.into();
                     self.st.d.next.cur = 0.into();
                     self.st.d.next.tail = 0.into();
                     self.st.d.next.send_pkt = 0.into();
                     self.st.d.next.rd_out = 0.into();
-                    self.st.d.next.retry_left =
-                        self.qp_rd_data.val().get_bits::<RT_BITS>(self.off_retry.val().index());
-                    self.st.d.next.rnr_left =
-                        self.qp_rd_data.val().get_bits::<RT_BITS>(self.off_rnr.val().index());
+                    self.st.d.next.retry_left = self
+                        .qp_rd_data
+                        .val()
+                        .get_bits::<RT_BITS>(self.off_retry.val().index());
+                    self.st.d.next.rnr_left = self
+                        .qp_rd_data
+                        .val()
+                        .get_bits::<RT_BITS>(self.off_rnr.val().index());
                 } else if self.ekind.q.val() == 1 {
                     if self.st.q.val().err {
                         self.state.d.next = Rq::Fin;
@@ -1286,7 +1403,8 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                     self.state.d.next = Rq::Fin;
                 } else {
                     self.wq.read_enable.next = true;
-                    self.wq.read_address.next = (bit_cast::<A, 24>(self.qpn.q.val()) << self.ring_bits.val())
+                    self.wq.read_address.next = (bit_cast::<A, 24>(self.qpn.q.val())
+                        << self.ring_bits.val())
                         | bit_cast::<A, 8>(self.st.q.val().cur & self.ring_mask.val());
                     self.state.d.next = Rq::TxDec;
                 }
@@ -1307,13 +1425,13 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                     } else {
                         self.rec.d.next.started = true;
                         self.rec.d.next.first = self.st.q.val().next_psn;
-                        self.st.d.next.next_psn =
-                            self.st.q.val().next_psn + self.rdrec.val().npkts;
+                        self.st.d.next.next_psn = self.st.q.val().next_psn + self.rdrec.val().npkts;
                         if self.rec_rd_atomic.val() {
                             self.st.d.next.rd_out = self.st.q.val().rd_out + 1;
                         }
                         self.wq.write_enable.next = true;
-                        self.wq.write_address.next = (bit_cast::<A, 24>(self.qpn.q.val()) << self.ring_bits.val())
+                        self.wq.write_address.next = (bit_cast::<A, 24>(self.qpn.q.val())
+                            << self.ring_bits.val())
                             | bit_cast::<A, 8>(self.st.q.val().cur & self.ring_mask.val());
                         self.wq.write_data.next = self.rdrec.val();
                         self.wq.write_data.next.started = true;
@@ -1405,7 +1523,10 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                         self.st.d.next.ack_on = true;
                         self.t_arm.d.next = true;
                         self.arm_kind.d.next = false;
-                        self.arm_delay.d.next = self.to_table.val().get_bits::<32>(self.to_idx.val().index());
+                        self.arm_delay.d.next = self
+                            .to_table
+                            .val()
+                            .get_bits::<32>(self.to_idx.val().index());
                     }
                     self.t_kick.d.next = true;
                     self.state.d.next = Rq::Fin;
@@ -1498,7 +1619,8 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                     self.state.d.next = Rq::Fin;
                 } else {
                     self.wq.read_enable.next = true;
-                    self.wq.read_address.next = (bit_cast::<A, 24>(self.qpn.q.val()) << self.ring_bits.val())
+                    self.wq.read_address.next = (bit_cast::<A, 24>(self.qpn.q.val())
+                        << self.ring_bits.val())
                         | bit_cast::<A, 8>(self.idx.q.val() & self.ring_mask.val());
                     self.state.d.next = Rq::SrChk;
                 }
@@ -1520,7 +1642,8 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                 self.state.d.next = Rq::Fin;
                 self.k.d.next = self.d_p_first.val();
                 if self.is_rr.val() {
-                    if (self.rdrec.val().op != 5) | !self.rr_first_ok.val() | !self.rr_len_ok.val() {
+                    if (self.rdrec.val().op != 5) | !self.rr_first_ok.val() | !self.rr_len_ok.val()
+                    {
                         self.hotv.next = 0x1000.into();
                     } else {
                         self.comp_before.d.next = self.st.q.val().comp_psn;
@@ -1559,7 +1682,8 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                     self.m_mr_req_valid.next = true;
                     self.m_mr_req_key.next = self.rdrec.val().lkey;
                     self.m_mr_req_access.next = self.acc_local_write.val();
-                    self.m_mr_req_va.next = self.rdrec.val().lva + bit_cast::<64, 32>(self.rr_k_off.val());
+                    self.m_mr_req_va.next =
+                        self.rdrec.val().lva + bit_cast::<64, 32>(self.rr_k_off.val());
                     self.m_mr_req_len.next = bit_cast::<32, 16>(self.r_plen.q.val());
                     if self.m_mr_req_ready.val() {
                         self.state.d.next = Rq::RrGrant;
@@ -1722,8 +1846,7 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                 }
                 if !self.pg_cond.q.val()
                     | (!self.d_comp_before.val().get_bit(23) & (self.d_comp_before.val() != 0))
-                    | (((self.st.q.val().head == self.st.q.val().tail)
-                        | !self.rdrec.val().started)
+                    | (((self.st.q.val().head == self.st.q.val().tail) | !self.rdrec.val().started)
                         & (self.st.q.val().next_psn != self.comp_before.q.val()))
                 {
                     self.st.d.next.retry_left = self.c_retry.q.val();
@@ -1744,7 +1867,10 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                         self.st.d.next.ack_on = true;
                         self.t_arm.d.next = true;
                         self.arm_kind.d.next = false;
-                        self.arm_delay.d.next = self.to_table.val().get_bits::<32>(self.to_idx.val().index());
+                        self.arm_delay.d.next = self
+                            .to_table
+                            .val()
+                            .get_bits::<32>(self.to_idx.val().index());
                     } else {
                         self.st.d.next.ack_on = false;
                     }
@@ -1785,7 +1911,10 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                         self.st.d.next.ack_on = true;
                         self.t_arm.d.next = true;
                         self.arm_kind.d.next = false;
-                        self.arm_delay.d.next = self.to_table.val().get_bits::<32>(self.to_idx.val().index());
+                        self.arm_delay.d.next = self
+                            .to_table
+                            .val()
+                            .get_bits::<32>(self.to_idx.val().index());
                     } else {
                         self.st.d.next.ack_on = false;
                     }
@@ -1812,7 +1941,10 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                     self.st.d.next.ack_on = false;
                     self.t_arm.d.next = true;
                     self.arm_kind.d.next = true;
-                    self.arm_delay.d.next = self.rnr_table.val().get_bits::<32>(self.rnr_idx.val().index());
+                    self.arm_delay.d.next = self
+                        .rnr_table
+                        .val()
+                        .get_bits::<32>(self.rnr_idx.val().index());
                 }
             }
             // ---------------- Flush: idx from head to tail; fail_at gets fail_status.
@@ -1821,7 +1953,8 @@ impl<const W: usize, const K: usize, const Q: usize, const E: usize, const R: us
                     self.state.d.next = Rq::FlEnd;
                 } else {
                     self.wq.read_enable.next = true;
-                    self.wq.read_address.next = (bit_cast::<A, 24>(self.qpn.q.val()) << self.ring_bits.val())
+                    self.wq.read_address.next = (bit_cast::<A, 24>(self.qpn.q.val())
+                        << self.ring_bits.val())
                         | bit_cast::<A, 8>(self.idx.q.val() & self.ring_mask.val());
                     self.state.d.next = Rq::FlCqe;
                 }
@@ -1957,7 +2090,12 @@ mod tests {
     #[test]
     fn tables_come_from_the_wire_crate() {
         let b = ReqEngineSmall64::new();
-        let op = |o: u64, p: usize| b.op_table.val().get_bits::<8>(((o as usize) * 4 + p) * 8).index();
+        let op = |o: u64, p: usize| {
+            b.op_table
+                .val()
+                .get_bits::<8>(((o as usize) * 4 + p) * 8)
+                .index()
+        };
         assert_eq!(op(OP_SEND, 0), 0x00);
         assert_eq!(op(OP_SEND_IMM, 3), 0x05);
         assert_eq!(op(OP_SEND_INV, 2), 0x16);

@@ -26,8 +26,7 @@ use roce_regs::{qp, QpState as RegState, QpType as RegType};
 use roce_sim::models::{QpTimersW128, ReqEngineSmallW64};
 use roce_sim::rng::Rng;
 use roce_transport::{
-    Memory,
-    Config, HostMemory, Packet, Qp, QpAttr, QpType, RecvWr, Remote, SendWr, Sge, WcOpcode,
+    Config, HostMemory, Memory, Packet, Qp, QpAttr, QpType, RecvWr, Remote, SendWr, Sge, WcOpcode,
     WcStatus, WrOp,
 };
 use roce_wire::mr::{Access, Request};
@@ -128,6 +127,14 @@ struct Setup {
     bad_key: u32,
     stall: u32,
     pmtu: Pmtu,
+    /// Only this verb (0..=7 as OP_*) and length (throughput runs).
+    only: Option<(u64, u32)>,
+}
+
+/// What a run measured.
+struct Stats {
+    cycles: u64,
+    packets: u64,
 }
 
 fn wc_op(op: u64) -> WcOpcode {
@@ -184,7 +191,7 @@ fn attrs(n: u32, s: &Setup, mra: u8) -> (QpAttr, QpAttr) {
     (a, b)
 }
 
-fn run(seed: u64, s: Setup) {
+fn run(seed: u64, s: Setup) -> Stats {
     let mut rng = Rng::new(seed);
     let mut local = HostMemory::new(1024, 16384);
     let mut remote = HostMemory::new(1024, 16384);
@@ -231,7 +238,8 @@ fn run(seed: u64, s: Setup) {
             let (rkey, rva, rlen) = regions[n as usize];
             let len = match rng.below(5) {
                 0 => rng.below(16) as u32,
-                1 => (pm * (1 + rng.below(3) as u32)).wrapping_add([0u32, 1, u32::MAX][rng.below(3) as usize]),
+                1 => (pm * (1 + rng.below(3) as u32))
+                    .wrapping_add([0u32, 1, u32::MAX][rng.below(3) as usize]),
                 2 => pm * (4 + rng.below(8) as u32) + rng.below(3) as u32,
                 _ => rng.below(1100) as u32,
             };
@@ -239,7 +247,11 @@ fn run(seed: u64, s: Setup) {
             // responder after later WRITEs of the same QP ran (IBTA allows
             // it; a fence orders them): READs then read a part of the region
             // no WRITE or atomic touches, so the result is the twin's.
-            let verb = rng.below(8);
+            let mut verb = rng.below(8);
+            let mut len = len;
+            if let Some((v, l)) = s.only {
+                (verb, len) = (v, l);
+            }
             let faulty = s.faults.drop + s.faults.dup + s.faults.reorder > 0;
             let off = if faulty && verb == 5 {
                 4 * 4096 + (rng.below(rlen - 4 * 4096 - 3 * 4096 - 8) & !7)
@@ -250,7 +262,11 @@ fn run(seed: u64, s: Setup) {
             };
             let remote_r = Remote {
                 va: rva + off,
-                rkey: if rng.chance(s.bad_key) { rkey ^ 0x100 } else { rkey },
+                rkey: if rng.chance(s.bad_key) {
+                    rkey ^ 0x100
+                } else {
+                    rkey
+                },
             };
             let l = if verb >= 6 { 8 } else { len };
             let (lk, lva) = local.alloc(PD, Access::ALL, l.max(1) as u64);
@@ -259,7 +275,10 @@ fn run(seed: u64, s: Setup) {
             let (op, wop) = match verb {
                 0 => (OP_SEND, WrOp::Send),
                 1 => (OP_SEND_IMM, WrOp::SendImm(rng.next_u32())),
-                2 => (OP_SEND_INV, WrOp::SendInv(0x5555_0000 | rng.below(100) as u32)),
+                2 => (
+                    OP_SEND_INV,
+                    WrOp::SendInv(0x5555_0000 | rng.below(100) as u32),
+                ),
                 3 => (OP_WRITE, WrOp::Write(remote_r)),
                 4 => (OP_WRITE_IMM, WrOp::WriteImm(remote_r, rng.next_u32())),
                 5 => (OP_READ, WrOp::Read(remote_r)),
@@ -577,7 +596,10 @@ fn run(seed: u64, s: Setup) {
             grants.pop_front();
         }
         if hw.get_m_rd_cmd_valid() && rd_ready {
-            let (pa, len) = (hw.get_m_rd_cmd_addr() as usize, hw.get_m_rd_cmd_len() as usize);
+            let (pa, len) = (
+                hw.get_m_rd_cmd_addr() as usize,
+                hw.get_m_rd_cmd_len() as usize,
+            );
             rd_pkt.extend_from_slice(&local.phys()[pa..pa + len]);
             if hw.get_m_rd_cmd_last() {
                 let n = rd_pkt.len();
@@ -663,7 +685,10 @@ fn run(seed: u64, s: Setup) {
             }
         }
         if hw.get_m_wr_cmd_valid() && wr_ready {
-            let (a, len) = (hw.get_m_wr_cmd_addr() as usize, hw.get_m_wr_cmd_len() as usize);
+            let (a, len) = (
+                hw.get_m_wr_cmd_addr() as usize,
+                hw.get_m_wr_cmd_len() as usize,
+            );
             if hw.get_m_wr_cmd_imm() {
                 assert!(len <= 8);
                 let d = hw.get_m_wr_cmd_data().to_le_bytes();
@@ -701,17 +726,37 @@ fn run(seed: u64, s: Setup) {
         }
         if std::env::var("REQ_DEBUG").is_ok() {
             if hw.get_m_arm_valid() && tm.get_s_arm_ready() {
-                eprintln!("{cycle}: arm entry {} delay {} now {}", hw.get_m_arm_entry(), hw.get_m_arm_delay(), tm.get_now());
+                eprintln!(
+                    "{cycle}: arm entry {} delay {} now {}",
+                    hw.get_m_arm_entry(),
+                    hw.get_m_arm_delay(),
+                    tm.get_now()
+                );
             }
             if tm.get_m_exp_valid() && hw.get_s_exp_ready() {
-                eprintln!("{cycle}: exp entry {} now {}", tm.get_m_exp_entry(), tm.get_now());
+                eprintln!(
+                    "{cycle}: exp entry {} now {}",
+                    tm.get_m_exp_entry(),
+                    tm.get_now()
+                );
             }
             if rsp.is_some() && hw.get_s_rsp_ready() {
                 let p = rsp.as_ref().unwrap();
-                eprintln!("{cycle}: rsp qp {} op {:?} psn {:#x} aeth {:?}", p.bth.dest_qp, p.bth.opcode, p.bth.psn.value(), p.ext.aeth);
+                eprintln!(
+                    "{cycle}: rsp qp {} op {:?} psn {:#x} aeth {:?}",
+                    p.bth.dest_qp,
+                    p.bth.opcode,
+                    p.bth.psn.value(),
+                    p.ext.aeth
+                );
             }
             if hw.get_m_req_valid() && req_ready {
-                eprintln!("{cycle}: req qp {} op {:#x} psn {:#x}", hw.get_m_req_qpn(), hw.get_m_req_opcode(), hw.get_m_req_psn());
+                eprintln!(
+                    "{cycle}: req qp {} op {:#x} psn {:#x}",
+                    hw.get_m_req_qpn(),
+                    hw.get_m_req_opcode(),
+                    hw.get_m_req_psn()
+                );
             }
         }
         hw.tick();
@@ -722,11 +767,20 @@ fn run(seed: u64, s: Setup) {
     for n in 0..s.nq as usize {
         assert_eq!(cqes[n].len(), twin_cqes[n].len(), "QP {n}: completions");
         for (i, (h, t)) in cqes[n].iter().zip(&twin_cqes[n]).enumerate() {
-            assert_eq!(h, t, "QP {n}: completion {i} (hardware vs twin) {h:x?} {t:x?}");
+            assert_eq!(
+                h, t,
+                "QP {n}: completion {i} (hardware vs twin) {h:x?} {t:x?}"
+            );
         }
     }
-    assert!(local.phys() == twin_local.phys(), "local memory (READ results, atomic originals) differs from the twin's");
-    assert!(remote.phys() == twin_remote.phys(), "remote memory differs from the twin's");
+    assert!(
+        local.phys() == twin_local.phys(),
+        "local memory (READ results, atomic originals) differs from the twin's"
+    );
+    assert!(
+        remote.phys() == twin_remote.phys(),
+        "remote memory differs from the twin's"
+    );
     hw.eval();
     let c = [
         ("req_sent", hw.get_cnt_req_sent()),
@@ -762,7 +816,22 @@ fn run(seed: u64, s: Setup) {
         assert!(get("retry_timeout") + get("retry_seq_nak") + get("retry_implied") > 0);
     }
     if s.recv_every > 0 {
-        assert!(get("rnr_nak") > 0 && get("retry_rnr") > 0, "RNR NAKs waited out");
+        assert!(
+            get("rnr_nak") > 0 && get("retry_rnr") > 0,
+            "RNR NAKs waited out"
+        );
+    }
+    if s.bad_key > 0 {
+        let all: Vec<&Cqe> = twin_cqes.iter().flatten().collect();
+        assert!(
+            all.iter().any(|c| c.1 == ST_REM_ACCESS) && all.iter().any(|c| c.1 == ST_FLUSH),
+            "the run had remote access errors and flushed work"
+        );
+        assert!(get("nak_err") > 0);
+    }
+    Stats {
+        cycles: cycle,
+        packets: sent_pkts,
     }
 }
 
@@ -779,6 +848,7 @@ fn every_verb_lossless() {
             bad_key: 0,
             stall: 0,
             pmtu: Pmtu::Mtu256,
+            only: None,
         },
     );
 }
@@ -796,6 +866,7 @@ fn every_verb_lossless_with_stalls_pmtu_1024() {
             bad_key: 0,
             stall: 300,
             pmtu: Pmtu::Mtu1024,
+            only: None,
         },
     );
 }
@@ -817,6 +888,7 @@ fn faulty_link_retransmits() {
             bad_key: 0,
             stall: 100,
             pmtu: Pmtu::Mtu256,
+            only: None,
         },
     );
 }
@@ -834,6 +906,7 @@ fn rnr_naks_wait_and_retry() {
             bad_key: 0,
             stall: 0,
             pmtu: Pmtu::Mtu256,
+            only: None,
         },
     );
 }
@@ -851,6 +924,39 @@ fn bad_rkey_fails_and_flushes() {
             bad_key: 40,
             stall: 100,
             pmtu: Pmtu::Mtu512,
+            only: None,
         },
     );
+}
+
+/// Cycles per request packet, 8 QPs, no stalls, lossless (link latency 30
+/// cycles each way): header-bound (0-byte SENDs) and payload-bound (WRITEs
+/// of 16 PMTU-256 packets, 32 beats each at W = 64).
+#[test]
+fn throughput() {
+    for (what, op, len, bound) in [
+        ("0-byte SEND", OP_SEND, 0u32, 60.0),
+        ("4096-byte WRITE, PMTU 256", OP_WRITE, 4096, 60.0),
+    ] {
+        let st = run(
+            Rng::seed_from_env("throughput", 0x7e9_0006),
+            Setup {
+                nq: 8,
+                msgs: 40,
+                faults: LOSSLESS,
+                timeout: 14,
+                recv_every: 0,
+                bad_key: 0,
+                stall: 0,
+                pmtu: Pmtu::Mtu256,
+                only: Some((op, len)),
+            },
+        );
+        let cpp = st.cycles as f64 / st.packets as f64;
+        println!(
+            "throughput: {what}: {} packets in {} cycles, {cpp:.2} cycles/packet",
+            st.packets, st.cycles
+        );
+        assert!(cpp < bound, "{what}: {cpp:.2} cycles per packet");
+    }
 }
