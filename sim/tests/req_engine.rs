@@ -740,8 +740,7 @@ fn run(seed: u64, s: Setup) -> Stats {
                     tm.get_now()
                 );
             }
-            if rsp.is_some() && hw.get_s_rsp_ready() {
-                let p = rsp.as_ref().unwrap();
+            if let Some(p) = rsp.as_ref().filter(|_| hw.get_s_rsp_ready()) {
                 eprintln!(
                     "{cycle}: rsp qp {} op {:?} psn {:#x} aeth {:?}",
                     p.bth.dest_qp,
