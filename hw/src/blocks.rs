@@ -8,6 +8,9 @@ use crate::dma::{DmaRd, DmaWr, RD_BUF_BEATS, RD_OUTSTANDING, WR_OUTSTANDING};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
+use crate::req_engine::{
+    ReqEngine128, ReqEngine256, ReqEngine512, ReqEngine64, ReqEngineSmall512, ReqEngineSmall64,
+};
 use crate::resp_chk::{RespChkDefault, RespChkSmall};
 use crate::resp_exec::{RespExec128, RespExec256, RespExec512, RespExec64};
 use crate::resp_top::{
@@ -136,6 +139,19 @@ pub const BLOCKS: &[BlockSpec] = &[
     BlockSpec {
         name: "resp_top_small",
         summary: "resp_top test build: 64 QPs",
+        widths: &RETX_SMALL_WIDTHS,
+    },
+    BlockSpec {
+        name: "req_engine",
+        summary: "RC requester and completer: work requests to request descriptors at PMTU \
+                  (PSNs, AckReq, max_rd_atomic), payload reads through mr_tlb and dma_rd, \
+                  ACK/NAK/RNR/READ response/ATOMIC ACK processing, go-back-N by \
+                  regeneration, qp_timers arming, send completions; 1024 QPs, 4 WQEs each",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "req_engine_small",
+        summary: "req_engine test build: 64 QPs, 8 WQEs each",
         widths: &RETX_SMALL_WIDTHS,
     },
     BlockSpec {
@@ -468,6 +484,29 @@ fn responder(
     (v, None, params)
 }
 
+/// `req_engine` Verilog and parameters; `small` selects the 64-QP build.
+fn req_engine(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    let (qps, wqes): (u64, u64) = if small { (64, 8) } else { (1024, 4) };
+    let params = vec![
+        ("W", width as u64),
+        ("K", width as u64 / 8),
+        ("QPS", qps),
+        ("WQES_PER_QP", wqes),
+        ("ACK_REQ_EVERY", crate::req_engine::ACK_REQ_EVERY as u64),
+        ("WINDOW", crate::req_engine::WINDOW as u64),
+    ];
+    let v = match (width, small) {
+        (64, false) => emit(ReqEngine64::new()),
+        (128, false) => emit(ReqEngine128::new()),
+        (256, false) => emit(ReqEngine256::new()),
+        (512, false) => emit(ReqEngine512::new()),
+        (64, true) => emit(ReqEngineSmall64::new()),
+        (512, true) => emit(ReqEngineSmall512::new()),
+        _ => unreachable!("width checked against the block's spec"),
+    };
+    (v, None, params)
+}
+
 /// `tx_arb` parameters (QPs, context bits and read latency).
 fn tx_arb_params(width: usize, qps: u64) -> Vec<(&'static str, u64)> {
     vec![
@@ -564,6 +603,8 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "resp_exec" => responder(width, false, false),
         "resp_top" => responder(width, true, false),
         "resp_top_small" => responder(width, true, true),
+        "req_engine" => req_engine(width, false),
+        "req_engine_small" => req_engine(width, true),
         "tx_arb" => {
             let (v, l) = per_width!(width, tx_arb);
             (v, l, tx_arb_params(width, 1024))

@@ -443,7 +443,6 @@ pub type RespExec256 = RespExec<256, 32, 10, 14>;
 pub type RespExec512 = RespExec<512, 64, 10, 14>;
 /// 64 QPs (simulation builds).
 pub type RespExecSmall64 = RespExec<64, 8, 6, 10>;
-pub type RespExecSmall512 = RespExec<512, 64, 6, 10>;
 
 fn acc(a: Access) -> Constant<Bits<4>> {
     Constant::new((a.bits() as u64).into())
