@@ -23,25 +23,20 @@ mod common;
 
 use common::RefRegs;
 use roce_regs::{qp, AccessFlag, QpState as RegState, QpType as RegType};
-use roce_sim::axi_mem::{AxiMem, AxiMemTiming};
-use roce_sim::models::RespTopSmallW64;
+use roce_sim::responder::{HwResponder, Item, Resp};
 use roce_sim::rng::Rng;
 use roce_transport::{
-    Completion, Config, HostMemory, Memory, Packet, Qp, QpAttr, QpType, RecvWr, Remote, SendWr,
-    Sge, WcStatus, WrOp,
+    Completion, Config, HostMemory, Packet, Qp, QpAttr, QpType, RecvWr, Remote, SendWr, Sge,
+    WcStatus, WrOp,
 };
-use roce_wire::mr::{Access, Request};
+use roce_wire::mr::Access;
 use roce_wire::{Pmtu, Psn};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 const QPS: u32 = 64;
 const PD: u16 = 0x1d;
 const EV_POST_RECV: u64 = 1;
 const EV_INIT: u64 = 0;
-
-/// A response as compared: opcode, PSN, AETH (syndrome byte, MSN),
-/// ATOMIC ACK value, payload.
-type Resp = (u8, u32, Option<(u8, u32)>, Option<u64>, Vec<u8>);
 
 fn model_resp(p: &Packet) -> Resp {
     (
@@ -59,327 +54,6 @@ fn set_ctx(regs: &mut RefRegs, q: u32, reg: &roce_regs::Register, f: &roce_regs:
     let m = ((1u64 << f.width) - 1) as u32;
     let new = (old & !(m << f.lsb)) | ((v & m) << f.lsb);
     regs.write(addr, new, 0xF);
-}
-
-enum Item {
-    Hdr(Packet),
-    Ev { kind: u64, qpn: u32, count: u32 },
-}
-
-/// The verilated responder and what the bench puts around it.
-struct Hw {
-    d: RespTopSmallW64,
-    axi: AxiMem,
-    regs: RefRegs,
-    reads: VecDeque<[u32; common::CTX_WORDS]>,
-    items: VecDeque<Item>,
-    /// Payload beats of the headers taken, in order (roce_rx's m_axis).
-    pay: VecDeque<(u64, u8, bool)>,
-    /// The MR table (translation and invalidation only: the bytes live in
-    /// `axi`).
-    mrs: HostMemory,
-    grants: VecDeque<(u64, u64, u32, bool, u8)>,
-    rq: HashMap<u32, VecDeque<(u32, u64, u32)>>,
-    rq_cur: HashMap<u32, (u32, u64, u32)>,
-    rq_resp: VecDeque<(u64, bool, u32, u64, u32)>,
-    inv_done: VecDeque<(u64, bool)>,
-    /// Responses: descriptors waiting for their payload, finished ones.
-    rsp_wait: VecDeque<(u32, Resp, usize)>,
-    rsp_pay: Vec<u8>,
-    rsp: Vec<(u32, Resp)>,
-    cqes: Vec<(u32, u32, u8, u32, u32)>,
-    errors: Vec<u32>,
-    rng: Rng,
-    cycle: u64,
-    stall: u32,
-}
-
-impl Hw {
-    fn new(seed: u64, mrs: HostMemory, regs: RefRegs, stall: u32) -> Hw {
-        let timing = if stall > 0 {
-            AxiMemTiming {
-                lat_min: 1,
-                lat_max: 24,
-                stall_permille: stall / 2,
-                gap_permille: stall / 2,
-            }
-        } else {
-            AxiMemTiming::FAST
-        };
-        let mut axi = AxiMem::new(8, seed ^ 0xa, timing);
-        // The responder's memory starts as the twin's.
-        axi.poke(0, mrs.phys());
-        let mut h = Hw {
-            d: RespTopSmallW64::new(),
-            axi,
-            regs,
-            reads: VecDeque::from([[0; common::CTX_WORDS], [0; common::CTX_WORDS]]),
-            items: VecDeque::new(),
-            pay: VecDeque::new(),
-            mrs,
-            grants: VecDeque::new(),
-            rq: HashMap::new(),
-            rq_cur: HashMap::new(),
-            rq_resp: VecDeque::new(),
-            inv_done: VecDeque::new(),
-            rsp_wait: VecDeque::new(),
-            rsp_pay: Vec::new(),
-            rsp: Vec::new(),
-            cqes: Vec::new(),
-            errors: Vec::new(),
-            rng: Rng::new(seed),
-            cycle: 0,
-            stall,
-        };
-        for r in [true, false] {
-            h.d.set_reset(r);
-            for _ in 0..3 {
-                h.d.eval();
-                h.d.tick();
-            }
-        }
-        h
-    }
-
-    /// Work queued, or the responder not idle.
-    fn busy(&mut self) -> bool {
-        self.d.eval();
-        !self.items.is_empty()
-            || !self.rsp_wait.is_empty()
-            || !self.pay.is_empty()
-            || !self.d.get_s_ev_ready()
-            || !self.axi.quiet()
-    }
-
-    /// What is waiting, for a hang's message.
-    fn why(&mut self) -> String {
-        let d = &mut self.d;
-        d.eval();
-        format!(
-            "items {} (front header: {}), payload beats {}, grants {}, responses waiting {}; \
-             hdr_ready {} ev_ready {} mr_req {} rsp {} rq_req {} rcqe {} inv {} \
-             grant_ready {} pay_ready {} axi quiet {}",
-            self.items.len(),
-            matches!(self.items.front(), Some(Item::Hdr(_))),
-            self.pay.len(),
-            self.grants.len(),
-            self.rsp_wait.len(),
-            d.get_s_hdr_ready(),
-            d.get_s_ev_ready(),
-            d.get_m_mr_req_valid(),
-            d.get_m_rsp_valid(),
-            d.get_m_rq_req_valid(),
-            d.get_m_rcqe_valid(),
-            d.get_m_inv_valid(),
-            d.get_s_mr_grant_ready(),
-            d.get_s_pay_tready(),
-            self.axi.quiet(),
-        )
-    }
-
-    /// One clock cycle.
-    fn step(&mut self) {
-        let stall = self.stall;
-        let rnd = |rng: &mut Rng| stall == 0 || !rng.chance(stall);
-        let d = &mut self.d;
-        self.axi.drive_write(d);
-        self.axi.drive_read(d);
-        let (mut hv, mut evv) = (false, false);
-        match self.items.front() {
-            Some(Item::Ev { kind, qpn, count }) => {
-                evv = true;
-                d.set_s_ev_kind(*kind as _);
-                d.set_s_ev_qpn(*qpn);
-                d.set_s_ev_count(*count as _);
-            }
-            Some(Item::Hdr(p)) => {
-                hv = true;
-                let e = &p.ext;
-                let reth = e.reth.unwrap_or_default();
-                let at = e.atomic_eth.unwrap_or_default();
-                d.set_s_hdr_drop(false);
-                d.set_s_hdr_opcode(p.bth.opcode.0 as _);
-                d.set_s_hdr_padcnt(p.bth.pad_count as _);
-                d.set_s_hdr_destqp(p.bth.dest_qp as _);
-                d.set_s_hdr_ackreq(p.bth.ack_req);
-                d.set_s_hdr_psn(p.bth.psn.value() as _);
-                d.set_s_hdr_payload_len(p.payload.len() as _);
-                d.set_s_hdr_reth_va(reth.va as _);
-                d.set_s_hdr_reth_rkey(reth.rkey as _);
-                d.set_s_hdr_reth_dmalen(reth.dma_len as _);
-                d.set_s_hdr_immdt(e.immdt.unwrap_or(0) as _);
-                d.set_s_hdr_ieth(e.ieth.unwrap_or(0) as _);
-                d.set_s_hdr_atomic_va(at.va as _);
-                d.set_s_hdr_atomic_rkey(at.rkey as _);
-                d.set_s_hdr_atomic_swap_add(at.swap_add as _);
-                d.set_s_hdr_atomic_compare(at.compare as _);
-            }
-            None => {}
-        }
-        d.set_s_hdr_valid(hv);
-        d.set_s_ev_valid(evv);
-        d.set_qp_rd_data(&self.reads[0]);
-        let beat = self.pay.front().copied().filter(|_| rnd(&mut self.rng));
-        d.set_s_pay_tvalid(beat.is_some());
-        if let Some((data, keep, last)) = beat {
-            d.set_s_pay_tdata(data);
-            d.set_s_pay_tkeep(keep as _);
-            d.set_s_pay_tlast(last);
-            d.set_s_pay_tuser(false);
-        }
-        let mr_ready = rnd(&mut self.rng);
-        d.set_m_mr_req_ready(mr_ready);
-        let g = self.grants.front().filter(|g| g.0 <= self.cycle).copied();
-        d.set_s_mr_grant_valid(g.is_some());
-        if let Some((_, pa, len, last, reason)) = g {
-            d.set_s_mr_grant_pa(pa);
-            d.set_s_mr_grant_len(len);
-            d.set_s_mr_grant_last(last);
-            d.set_s_mr_grant_reason(reason as _);
-        }
-        let rsp_ready = rnd(&mut self.rng);
-        d.set_m_rsp_ready(rsp_ready);
-        let pay_ready = rnd(&mut self.rng);
-        d.set_m_rsp_pay_tready(pay_ready);
-        d.set_m_rcqe_ready(rnd(&mut self.rng));
-        d.set_m_rq_req_ready(rnd(&mut self.rng));
-        let rqr = self.rq_resp.front().filter(|r| r.0 <= self.cycle).copied();
-        d.set_s_rq_resp_valid(rqr.is_some());
-        if let Some((_, ok, key, va, len)) = rqr {
-            d.set_s_rq_resp_ok(ok);
-            d.set_s_rq_resp_key(key);
-            d.set_s_rq_resp_va(va);
-            d.set_s_rq_resp_len(len);
-        }
-        d.set_m_inv_ready(true);
-        let inv = self.inv_done.front().filter(|r| r.0 <= self.cycle).copied();
-        d.set_s_inv_done_valid(inv.is_some());
-        d.set_s_inv_done_err(inv.is_some_and(|i| i.1));
-        d.eval();
-        let addr = d.get_qp_rd_addr();
-        self.reads.pop_front();
-        self.reads.push_back(self.regs.packed_ctx(addr % QPS));
-        self.axi.sample_write(d);
-        self.axi.sample_read(d);
-        // ---- Handshakes.
-        if (hv && d.get_s_hdr_ready()) || (evv && d.get_s_ev_ready()) {
-            if let Some(Item::Hdr(p)) = self.items.pop_front() {
-                let n = p.payload.len().div_ceil(8);
-                for (i, c) in p.payload.chunks(8).enumerate() {
-                    let mut w = [0u8; 8];
-                    w[..c.len()].copy_from_slice(c);
-                    let keep = ((1u16 << c.len()) - 1) as u8;
-                    self.pay
-                        .push_back((u64::from_le_bytes(w), keep, i + 1 == n));
-                }
-            }
-        }
-        if beat.is_some() && d.get_s_pay_tready() {
-            self.pay.pop_front();
-        }
-        if d.get_m_exec_error_valid() {
-            self.errors.push(d.get_m_exec_error_qpn());
-        }
-        if d.get_m_qp_error_valid() {
-            self.errors.push(d.get_m_qp_error_qpn());
-        }
-        if d.get_m_mr_req_valid() && mr_ready {
-            let req = Request {
-                key: d.get_m_mr_req_key(),
-                pd: d.get_m_mr_req_pd() as u16,
-                access: Access::from_bits(d.get_m_mr_req_access() as u8),
-                va: d.get_m_mr_req_va(),
-                len: d.get_m_mr_req_len(),
-            };
-            assert!(req.len > 0, "the executor asks mr_tlb nothing of length 0");
-            let t = self.cycle + 2 + if stall > 0 { self.rng.below(4) } else { 0 };
-            match self.mrs.translate(&req) {
-                Ok(ch) => {
-                    let n = ch.len();
-                    for (i, c) in ch.into_iter().enumerate() {
-                        self.grants.push_back((t, c.pa, c.len, i + 1 == n, 0));
-                    }
-                }
-                Err(r) => self.grants.push_back((t, 0, 0, true, r.code())),
-            }
-        }
-        if g.is_some() && d.get_s_mr_grant_ready() {
-            self.grants.pop_front();
-        }
-        if d.get_m_rsp_pay_tvalid() && pay_ready {
-            let k = d.get_m_rsp_pay_tkeep().count_ones() as usize;
-            self.rsp_pay
-                .extend_from_slice(&d.get_m_rsp_pay_tdata().to_le_bytes()[..k]);
-            if d.get_m_rsp_pay_tlast() {
-                let (q, mut r, n) = self.rsp_wait.pop_front().expect("a payload for a response");
-                r.4 = std::mem::take(&mut self.rsp_pay);
-                assert_eq!(r.4.len(), n, "READ response payload length");
-                self.rsp.push((q, r));
-            }
-        }
-        if d.get_m_rsp_valid() && rsp_ready {
-            let op = d.get_m_rsp_opcode() as u8;
-            let info = roce_wire::Opcode(op).info().expect("a known opcode");
-            let r: Resp = (
-                op,
-                d.get_m_rsp_psn(),
-                info.has(roce_wire::ExtKind::Aeth)
-                    .then(|| (d.get_m_rsp_syndrome() as u8, d.get_m_rsp_msn())),
-                info.has(roce_wire::ExtKind::AtomicAckEth)
-                    .then(|| d.get_m_rsp_atomic_ack_data()),
-                Vec::new(),
-            );
-            let n = d.get_m_rsp_payload_len() as usize;
-            if n > 0 || !self.rsp_wait.is_empty() {
-                self.rsp_wait.push_back((d.get_m_rsp_qpn(), r, n));
-            } else {
-                self.rsp.push((d.get_m_rsp_qpn(), r));
-            }
-        }
-        // A zero-length READ response waits behind earlier payloads only.
-        while self.rsp_wait.front().is_some_and(|w| w.2 == 0) {
-            let (q, r, _) = self.rsp_wait.pop_front().unwrap();
-            self.rsp.push((q, r));
-        }
-        if d.get_m_rcqe_valid() && d.get_m_rcqe_ready() {
-            self.cqes.push((
-                d.get_m_rcqe_qpn(),
-                d.get_m_rcqe_status(),
-                d.get_m_rcqe_opcode() as u8,
-                d.get_m_rcqe_len(),
-                d.get_m_rcqe_imm(),
-            ));
-        }
-        if d.get_m_rq_req_valid() && d.get_m_rq_req_ready() {
-            let q = d.get_m_rq_req_qpn();
-            let w = if d.get_m_rq_req_pop() {
-                let w = self.rq.entry(q).or_default().pop_front();
-                if let Some(w) = w {
-                    self.rq_cur.insert(q, w);
-                }
-                w
-            } else {
-                self.rq_cur.get(&q).copied()
-            };
-            let t = self.cycle + 1 + if stall > 0 { self.rng.below(6) } else { 0 };
-            let (k, va, len) = w.unwrap_or_default();
-            self.rq_resp.push_back((t, w.is_some(), k, va, len));
-        }
-        if rqr.is_some() && d.get_s_rq_resp_ready() {
-            self.rq_resp.pop_front();
-        }
-        if d.get_m_inv_valid() {
-            let e = self.mrs.invalidate(d.get_m_inv_key()).is_err();
-            let t = self.cycle + 1 + if stall > 0 { self.rng.below(6) } else { 0 };
-            self.inv_done.push_back((t, e));
-        }
-        if inv.is_some() {
-            self.inv_done.pop_front();
-        }
-        d.tick();
-        self.axi.tick();
-        self.cycle += 1;
-    }
 }
 
 /// One requester QP (model) and its twin model responder.
@@ -429,7 +103,7 @@ const NONE: Faults = Faults {
 /// `nq` connected QP pairs (model requester, twin model responder) and
 /// the responder's side of them: its memory (a remote buffer per QP filled
 /// at random), contexts, and the INIT events.
-fn setup(rng: &mut Rng, nq: u32, stall: u32) -> (Vec<Conn>, HostMemory, Hw) {
+fn setup(rng: &mut Rng, nq: u32, stall: u32) -> (Vec<Conn>, HostMemory, HwResponder<HostMemory>) {
     // Responder memory, the hardware's and the twin's, alike.
     let mut mem_b = HostMemory::new(256, 8192);
     let mut regs = RefRegs::with_qps(QPS);
@@ -481,7 +155,8 @@ fn setup(rng: &mut Rng, nq: u32, stall: u32) -> (Vec<Conn>, HostMemory, Hw) {
         });
     }
     let twin = mem_b.clone();
-    let mut hw = Hw::new(rng.next_u64(), mem_b, regs, stall);
+    let ctx = (0..QPS).map(|q| regs.packed_ctx(q)).collect();
+    let mut hw = HwResponder::new(rng.next_u64(), mem_b, ctx, stall);
     hw.items.extend(items);
     (conns, twin, hw)
 }

@@ -10,7 +10,7 @@ use roce_sim::axil::{OKAY, SLVERR};
 use std::collections::BTreeMap;
 
 pub const LANES: usize = Counter::COUNT as usize - 1;
-pub const CTX_WORDS: usize = 11;
+pub const CTX_WORDS: usize = roce_sim::responder::CTX_WORDS;
 
 /// A per-QP context register: one element per QP, a context apart.
 pub fn is_ctx(r: &Register) -> bool {
@@ -119,21 +119,19 @@ impl RefRegs {
     /// QP `q`'s context as the datapath port packs it: context registers
     /// in map order, their fields in order, from bit 0 up.
     pub fn packed_ctx(&self, q: u32) -> [u32; CTX_WORDS] {
-        let mut out = [0u32; CTX_WORDS];
-        let mut at = 0;
-        for r in roce_regs::qp::BLOCK.registers.iter().filter(|r| is_ctx(r)) {
-            let v = self.words[&(roce_regs::qp::BASE + r.element_offset(q))].value;
-            for f in r.fields {
-                for b in 0..f.width as usize {
-                    if f.get(v) >> b & 1 == 1 {
-                        out[(at + b) / 32] |= 1 << ((at + b) % 32);
-                    }
-                }
-                at += f.width as usize;
-            }
-        }
-        assert!(at <= 32 * CTX_WORDS);
-        out
+        roce_sim::responder::pack_ctx(|reg, field| {
+            let r = roce_regs::qp::BLOCK
+                .registers
+                .iter()
+                .find(|r| is_ctx(r) && r.name == reg)
+                .expect("a context register");
+            let f = r
+                .fields
+                .iter()
+                .find(|f| f.name == field)
+                .expect("its field");
+            f.get(self.words[&(roce_regs::qp::BASE + r.element_offset(q))].value)
+        })
     }
 
     pub fn addrs(&self) -> Vec<u32> {
