@@ -467,6 +467,11 @@ fn responder(
         ("QPS", qps),
         ("RES_PER_QP", crate::resp_exec::RES_PER_QP as u64),
         ("QP_READ_LATENCY", 2),
+        ("EV_INIT", crate::resp_chk::EV_INIT),
+        ("EV_POST_RECV", crate::resp_chk::EV_POST_RECV),
+        ("EV_CLEAR", crate::resp_chk::EV_CLEAR),
+        ("EV_ERROR", crate::resp_chk::EV_ERROR),
+        ("RCQE_OK", crate::resp_exec::RCQE_OK),
     ];
     let v = match (width, top, small) {
         (64, false, false) => emit(RespExec64::new()),

@@ -59,6 +59,16 @@ pub mod rx;
 pub mod traffic;
 pub mod tx;
 
+/// The value of parameter `name` of a generated model (`Model::PARAMS`,
+/// from the roce-hw block catalogue): the one source of the hardware's
+/// sizes and codes on this side of the build.
+pub fn param(p: &[(&str, u64)], name: &str) -> u64 {
+    p.iter()
+        .find(|x| x.0 == name)
+        .unwrap_or_else(|| panic!("model parameter {name} not in the catalogue"))
+        .1
+}
+
 /// Verilator models, generated from the roce-hw block catalogue.
 #[allow(
     clippy::unnecessary_cast,

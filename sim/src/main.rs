@@ -224,6 +224,9 @@ enum Engine {
 enum ReplayEngine {
     /// The roce-transport software model.
     Model,
+    /// The hardware responder (resp_top, Verilator) for RC conversations;
+    /// UC and UD, not built in hardware, on the model.
+    Hw,
 }
 
 fn main() -> ExitCode {
@@ -318,14 +321,17 @@ fn parse(path: &std::path::Path, print_stats: bool, engine: Engine, width: usize
 }
 
 fn replay(path: &std::path::Path, engine: ReplayEngine) -> ExitCode {
-    let ReplayEngine::Model = engine;
+    let engine = match engine {
+        ReplayEngine::Model => roce_sim::replay::Engine::Model,
+        ReplayEngine::Hw => roce_sim::replay::Engine::Hw,
+    };
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) => return fail(format_args!("cannot open {}: {e}", path.display())),
     };
     let report = match CaptureReader::new(file)
         .map_err(roce_sim::replay::ReplayError::Capture)
-        .and_then(|mut c| roce_sim::replay::replay(&mut c))
+        .and_then(|mut c| roce_sim::replay::replay_with(&mut c, engine))
     {
         Ok(r) => r,
         Err(e) => return fail(format_args!("{}: {e}", path.display())),

@@ -324,6 +324,11 @@ impl ReplayMemory {
         self.entries.insert(key_index(key), (entry, pa));
     }
 
+    /// The flat physical memory behind the regions.
+    pub fn phys(&self) -> &[u8] {
+        &self.phys
+    }
+
     /// Writes `data` at `va` of the region under `key`, without checks.
     pub fn poke(&mut self, key: u32, va: u64, data: &[u8]) {
         let (e, pa) = self.entries[&key_index(key)];
@@ -841,7 +846,25 @@ fn repeats(v: &[Resp], k: usize) -> bool {
 }
 
 /// Replays a capture with the model as our responder.
+/// Which responder answers the capture's requests.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The `roce-transport` model.
+    Model,
+    /// The hardware responder (`resp_top`, Verilator) for RC
+    /// conversations; UC and UD (not built in hardware) on the model.
+    Hw,
+}
+
 pub fn replay<R: Read>(capture: &mut CaptureReader<R>) -> Result<Report, ReplayError> {
+    replay_with(capture, Engine::Model)
+}
+
+/// [`replay`] on the chosen engine.
+pub fn replay_with<R: Read>(
+    capture: &mut CaptureReader<R>,
+    engine: Engine,
+) -> Result<Report, ReplayError> {
     let (frames, count) = read_frames(capture).map_err(ReplayError::Capture)?;
     if frames.is_empty() {
         return Err(ReplayError::NoRoce { frames: count });
@@ -919,7 +942,9 @@ pub fn replay<R: Read>(capture: &mut CaptureReader<R>) -> Result<Report, ReplayE
             .replace("(Rc)", "(RC)")
             .replace("(Uc)", "(UC)")
             .replace("(Ud)", "(UD)");
-            responders.push(run_responder(&frames, c.number, name, s, &reqs, &resps));
+            responders.push(run_responder(
+                &frames, c.number, name, s, &reqs, &resps, engine,
+            ));
         }
     }
     if responders.is_empty() {
@@ -941,6 +966,7 @@ fn run_responder(
     s: Setup,
     reqs: &[usize],
     resps: &[usize],
+    engine: Engine,
 ) -> Responder {
     let mut attr = QpAttr::new(s.qp_type, s.qpn, s.dest_qpn);
     attr.pmtu = s.pmtu;
@@ -992,7 +1018,11 @@ fn run_responder(
     };
     let mut sent = Vec::new();
     let mut ud_drops = Vec::new();
-    for &i in reqs {
+    let hw = engine == Engine::Hw && s.qp_type == QpType::Rc;
+    if hw {
+        sent = run_hw(frames, &s, reqs, mem.clone(), (lkey, recv_base, size, n));
+    }
+    for &i in reqs.iter().filter(|_| !hw) {
         let f = &frames[i];
         let pkt = Packet {
             bth: f.repr.bth,
@@ -1034,7 +1064,11 @@ fn run_responder(
     }
     let mut r = Responder {
         conversation,
-        name,
+        name: if engine == Engine::Hw && !hw {
+            format!("{name} [model: UC/UD not built in hardware]")
+        } else {
+            name
+        },
         setup: s,
         fed: reqs.len(),
         sent,
@@ -1046,6 +1080,122 @@ fn run_responder(
     };
     align(frames, reqs, resps, &mut r);
     r
+}
+
+/// The hardware responder's answers to `reqs`: `resp_top` (64 QPs, W = 64)
+/// with our QP at local index 1 (the requests' DestQP mapped to it), its
+/// context from the setup, `mr_tlb`'s grants from `mem`'s regions, AXI
+/// memory holding `mem`'s bytes, and `n` receive WQEs of `size` bytes at
+/// `recv_base` under `lkey`. Each request runs until the responder is idle,
+/// so every response is attributed to the request that caused it.
+fn run_hw(
+    frames: &[CapFrame],
+    s: &Setup,
+    reqs: &[usize],
+    mem: ReplayMemory,
+    (lkey, recv_base, size, n): (u32, u64, u32, usize),
+) -> Vec<Sent> {
+    use crate::responder::{pack_ctx, HwResponder, Item};
+    use roce_regs::{AccessFlag, QpState as RegState, QpType as RegType};
+    const LOCAL: u32 = 1;
+    let mut flags = 0;
+    for (a, f) in [
+        (Access::REMOTE_WRITE, AccessFlag::RemoteWrite),
+        (Access::REMOTE_READ, AccessFlag::RemoteRead),
+        (Access::REMOTE_ATOMIC, AccessFlag::RemoteAtomic),
+    ] {
+        if s.access.contains(a) {
+            flags |= f as u32;
+        }
+    }
+    let defaults = QpAttr::new(QpType::Rc, 0, 0);
+    let ctx = pack_ctx(|reg, field| match (reg, field) {
+        ("state", "STATE") => RegState::Rts as u32,
+        ("state", "TYPE") => RegType::Rc as u32,
+        ("path", "PMTU") => s.pmtu.code() as u32,
+        ("access", "FLAGS") => flags,
+        ("timers", "MIN_RNR_TIMER") => defaults.min_rnr_timer.0 as u32,
+        ("rd_atomic", "MAX_DEST_RD_ATOMIC") => crate::responder::res_per_qp(),
+        ("rq_psn", "PSN") => s.rq_psn.value(),
+        ("pd", "PD") => PD as u32,
+        _ => 0,
+    });
+    let mut ctxs = vec![pack_ctx(|_, _| 0); 64];
+    ctxs[LOCAL as usize] = ctx;
+    let phys = mem.phys().to_vec();
+    let mut hw = HwResponder::new(0x5eed, mem, ctxs, 0);
+    hw.axi.poke(0, &phys);
+    hw.rq
+        .insert(LOCAL, (0..n).map(|_| (lkey, recv_base, size)).collect());
+    hw.items.push_back(Item::Ev {
+        kind: crate::responder::code("EV_INIT"),
+        qpn: LOCAL,
+        count: 0,
+    });
+    let mut left = n;
+    while left > 0 {
+        let c = left.min(u16::MAX as usize);
+        hw.items.push_back(Item::Ev {
+            kind: crate::responder::code("EV_POST_RECV"),
+            qpn: LOCAL,
+            count: c as u32,
+        });
+        left -= c;
+    }
+    let mut sent = Vec::new();
+    for &i in reqs {
+        let f = &frames[i];
+        let mut pkt = Packet {
+            bth: f.repr.bth,
+            ext: f.repr.ext,
+            payload: f.payload.clone(),
+        };
+        pkt.bth.dest_qp = LOCAL;
+        hw.items.push_back(Item::Hdr(pkt));
+        hw.d.eval();
+        let dups = hw.d.get_cnt_duplicate();
+        let mut idle = 0;
+        let start = hw.cycle;
+        while hw.busy() || idle < 40 {
+            hw.step();
+            idle = if hw.busy() { 0 } else { idle + 1 };
+            assert!(
+                hw.cycle - start < 10_000_000,
+                "the hardware hangs: {}",
+                hw.why()
+            );
+        }
+        hw.d.eval();
+        let dup = hw.d.get_cnt_duplicate() != dups;
+        for (_, (op, psn, aeth, orig, payload)) in hw.rsp.drain(..) {
+            let mut bth = f.repr.bth;
+            bth.opcode = roce_wire::Opcode(op);
+            bth.psn = Psn::new(psn);
+            bth.dest_qp = s.dest_qpn;
+            bth.ack_req = false;
+            bth.solicited = false;
+            bth.pad_count = ((4 - payload.len() % 4) % 4) as u8;
+            let ext = roce_wire::ExtHeaders {
+                aeth: aeth.map(|(syn, msn)| roce_wire::AethRepr {
+                    syndrome: Syndrome::from_byte(syn),
+                    msn,
+                }),
+                atomic_ack_eth: orig.map(|o| roce_wire::AtomicAckEthRepr {
+                    orig_remote_data: o,
+                }),
+                ..Default::default()
+            };
+            sent.push(Sent {
+                in_reply_to: f.n,
+                pkt: Packet { bth, ext, payload },
+                dup,
+                capture_frame: None,
+                allowed: None,
+                differs: None,
+            });
+        }
+    }
+    sent
 }
 
 /// Pairs the model's responses with the real ones by the rules of

@@ -9,6 +9,16 @@ use roce_transport::{Memory, Packet};
 use roce_wire::mr::{Access, Request};
 use std::collections::{HashMap, VecDeque};
 
+/// A `resp_top_small` parameter or code (the catalogue's, never retyped).
+pub fn code(name: &str) -> u64 {
+    crate::param(RespTopSmallW64::PARAMS, name)
+}
+
+/// Responder resources per QP in the hardware.
+pub fn res_per_qp() -> u32 {
+    code("RES_PER_QP") as u32
+}
+
 /// 32-bit words of a packed QP context (`csr::QP_CTX_BITS` = 344 bits).
 pub const CTX_WORDS: usize = 11;
 

@@ -60,7 +60,7 @@ pub trait RetxDut {
 }
 
 fn param(p: &[(&str, u64)], name: &str) -> usize {
-    p.iter().find(|x| x.0 == name).unwrap().1 as usize
+    crate::param(p, name) as usize
 }
 
 macro_rules! retx_dut {

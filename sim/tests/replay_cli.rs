@@ -483,8 +483,59 @@ fn bad_input_is_named_and_fails() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("hold no requests"), "{}", stderr(&o));
 
-    // There is no hardware transport yet; clap refuses the engine.
-    let o = roce_sim(&["replay", "--pcap", RXE, "--engine", "hw"]);
+    // An engine that does not exist: clap names it.
+    let o = roce_sim(&["replay", "--pcap", RXE, "--engine", "fpga"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("invalid value 'hw'"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("invalid value 'fpga'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+// ---------------------------------------------------------- --engine hw
+
+fn replay_hw(path: &Path) -> Output {
+    roce_sim(&["replay", "--pcap", path.to_str().unwrap(), "--engine", "hw"])
+}
+
+/// The hardware responder (resp_top) answers the real capture, and the
+/// renumbered (across the PSN wrap, other QPNs) and IPv6 versions of it,
+/// exactly as rxe did, and its lines equal the model's.
+#[test]
+fn hardware_responder_agrees_with_rxe() {
+    for (name, frames, ip) in [
+        ("rxe", rxe_frames(), 4),
+        (
+            "renumbered_hw",
+            renumbered((1 << 24) - 3 - 9687692, 0x3a00),
+            4,
+        ),
+        ("ipv6_hw", ipv6(), 6),
+    ] {
+        let path = write_pcap(&format!("{name}.pcap"), &frames);
+        let hw = replay_hw(&path);
+        let v = assert_clean(&hw, ip);
+        assert!(
+            stderr(&hw).contains("(UD) [model: UC/UD not built in hardware]"),
+            "{name}: the UD conversations are named as replayed on the model"
+        );
+        assert_eq!(v, lines(&replay(&path)), "{name}: hardware and model lines");
+    }
+}
+
+/// A changed byte of READ data in the capture is a disagreement for the
+/// hardware responder too (its READ responses come from memory).
+#[test]
+fn hardware_responder_reports_changed_read_data() {
+    let mut frames = rxe_frames();
+    let f = &mut frames[64].1;
+    assert_eq!(f[BTH], 0x0d);
+    f[BTH + 16 + 100] ^= 0xff;
+    refill_icrc(f);
+    let o = replay_hw(&write_pcap("data_hw.pcap", &frames));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("1 disagreements"), "{err}");
+    assert!(err.contains("payload byte 100"), "{err}");
 }

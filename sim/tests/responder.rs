@@ -23,7 +23,7 @@ mod common;
 
 use common::RefRegs;
 use roce_regs::{qp, AccessFlag, QpState as RegState, QpType as RegType};
-use roce_sim::responder::{HwResponder, Item, Resp};
+use roce_sim::responder::{code, HwResponder, Item, Resp};
 use roce_sim::rng::Rng;
 use roce_transport::{
     Completion, Config, HostMemory, Packet, Qp, QpAttr, QpType, RecvWr, Remote, SendWr, Sge,
@@ -35,8 +35,6 @@ use std::collections::VecDeque;
 
 const QPS: u32 = 64;
 const PD: u16 = 0x1d;
-const EV_POST_RECV: u64 = 1;
-const EV_INIT: u64 = 0;
 
 fn model_resp(p: &Packet) -> Resp {
     (
@@ -139,7 +137,7 @@ fn setup(rng: &mut Rng, nq: u32, stall: u32) -> (Vec<Conn>, HostMemory, HwRespon
             set_ctx(&mut regs, n, r, f, v);
         }
         items.push(Item::Ev {
-            kind: EV_INIT,
+            kind: code("EV_INIT"),
             qpn: n,
             count: 0,
         });
@@ -228,7 +226,7 @@ fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
                 .unwrap();
                 hw.rq.entry(n).or_default().push_back((k, va, wl));
                 hw.items.push_back(Item::Ev {
-                    kind: EV_POST_RECV,
+                    kind: code("EV_POST_RECV"),
                     qpn: n,
                     count: 1,
                 });
@@ -331,7 +329,11 @@ fn run(seed: u64, nq: u32, msgs: usize, stall: u32, f: Faults) {
         .iter()
         .filter(|(_, t)| t.status == WcStatus::Success)
         .collect();
-    let hw_ok: Vec<_> = hw.cqes.iter().filter(|c| c.1 == 0).collect();
+    let hw_ok: Vec<_> = hw
+        .cqes
+        .iter()
+        .filter(|c| c.1 as u64 == code("RCQE_OK"))
+        .collect();
     assert_eq!(hw_ok.len(), ok.len(), "successful receive completions");
     for ((q, _, _op, len, imm), (tq, t)) in hw_ok.iter().zip(ok) {
         assert_eq!(*q, *tq, "completion QP");
