@@ -444,6 +444,16 @@ fn resp_chk(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
         ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
         ("QP_READ_LATENCY", 2),
         ("CMD_CAPACITY", crate::resp_chk::CMD_CAPACITY),
+        ("CMD_EXECUTE", crate::resp_chk::CMD_EXECUTE),
+        ("CMD_DUPLICATE", crate::resp_chk::CMD_DUPLICATE),
+        ("CMD_NAK", crate::resp_chk::CMD_NAK),
+        ("CMD_RNR_NAK", crate::resp_chk::CMD_RNR_NAK),
+        ("CMD_DROP", crate::resp_chk::CMD_DROP),
+        ("CMD_RESET", crate::resp_chk::CMD_RESET),
+        ("EV_INIT", crate::resp_chk::EV_INIT),
+        ("EV_POST_RECV", crate::resp_chk::EV_POST_RECV),
+        ("EV_CLEAR", crate::resp_chk::EV_CLEAR),
+        ("EV_ERROR", crate::resp_chk::EV_ERROR),
     ];
     let v = match size {
         64 => emit(RespChkSmall::new()),

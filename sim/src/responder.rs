@@ -149,6 +149,9 @@ pub struct HwResponder<M: Memory> {
     pub rsp: Vec<(u32, Resp)>,
     pub cqes: Vec<(u32, u32, u8, u32, u32)>,
     pub errors: Vec<u32>,
+    /// Cycle of each header's handshake and of each response descriptor's.
+    pub hdr_cycles: Vec<u64>,
+    pub rsp_cycles: Vec<u64>,
     pub rng: Rng,
     pub cycle: u64,
     pub stall: u32,
@@ -185,6 +188,8 @@ impl<M: Memory> HwResponder<M> {
             rsp: Vec::new(),
             cqes: Vec::new(),
             errors: Vec::new(),
+            hdr_cycles: Vec::new(),
+            rsp_cycles: Vec::new(),
             rng: Rng::new(seed),
             cycle: 0,
             stall,
@@ -323,6 +328,7 @@ impl<M: Memory> HwResponder<M> {
         // ---- Handshakes.
         if (hv && d.get_s_hdr_ready()) || (evv && d.get_s_ev_ready()) {
             if let Some(Item::Hdr(p)) = self.items.pop_front() {
+                self.hdr_cycles.push(self.cycle);
                 let n = p.payload.len().div_ceil(8);
                 for (i, c) in p.payload.chunks(8).enumerate() {
                     let mut w = [0u8; 8];
@@ -377,6 +383,7 @@ impl<M: Memory> HwResponder<M> {
             }
         }
         if d.get_m_rsp_valid() && rsp_ready {
+            self.rsp_cycles.push(self.cycle);
             let op = d.get_m_rsp_opcode() as u8;
             let info = roce_wire::Opcode(op).info().expect("a known opcode");
             let r: Resp = (

@@ -33,7 +33,8 @@ const QPS: u32 = 64;
 /// `qp_rd_data` words (the packed context, `csr::QP_CTX_BITS` bits).
 const WORDS: usize = 11;
 
-// The block's command and event codes (hw/src/resp_chk.rs).
+// The block's command and event codes, as match patterns; checked against
+// the catalogue's (hw/src/resp_chk.rs) by `codes_are_the_catalogues`.
 const CMD_EXECUTE: u64 = 0;
 const CMD_DUPLICATE: u64 = 1;
 const CMD_NAK: u64 = 2;
@@ -1403,5 +1404,23 @@ fn throughput_and_latency() {
         assert!(lat
             .iter()
             .all(|&l| l == RespChkW64::LATENCY.unwrap() as u64));
+    }
+}
+
+#[test]
+fn codes_are_the_catalogues() {
+    for (name, v) in [
+        ("CMD_EXECUTE", CMD_EXECUTE),
+        ("CMD_DUPLICATE", CMD_DUPLICATE),
+        ("CMD_NAK", CMD_NAK),
+        ("CMD_RNR_NAK", CMD_RNR_NAK),
+        ("CMD_DROP", CMD_DROP),
+        ("CMD_RESET", CMD_RESET),
+        ("EV_INIT", EV_INIT),
+        ("EV_POST_RECV", EV_POST_RECV),
+        ("EV_CLEAR", EV_CLEAR),
+        ("EV_ERROR", EV_ERROR),
+    ] {
+        assert_eq!(v, roce_sim::param(RespChkW64::PARAMS, name), "{name}");
     }
 }
