@@ -103,6 +103,86 @@ pub trait AxiReadPort {
     fn r_ready(&self) -> bool;
 }
 
+/// Implements [`AxiWritePort`] for a Verilator model with `m_axi_aw*`,
+/// `m_axi_w*` and `m_axi_b*` ports: `$lanes` bytes a beat, `$wdata` and
+/// `$wstrb` read the data (as bytes) and the strobes (as a `u64`).
+#[macro_export]
+macro_rules! axi_write_port {
+    ($m:ident, $lanes:expr, $wdata:expr, $wstrb:expr) => {
+        impl $crate::axi_mem::AxiWritePort for $m {
+            fn lanes(&self) -> usize {
+                $lanes
+            }
+            fn aw(&self) -> Option<$crate::axi_mem::AxReq> {
+                self.get_m_axi_awvalid().then(|| $crate::axi_mem::AxReq {
+                    addr: self.get_m_axi_awaddr(),
+                    len: self.get_m_axi_awlen() as u8,
+                    size: self.get_m_axi_awsize() as u8,
+                    burst: self.get_m_axi_awburst() as u8,
+                })
+            }
+            fn set_aw_ready(&mut self, ready: bool) {
+                self.set_m_axi_awready(ready)
+            }
+            fn w(&self) -> Option<$crate::axi_mem::WBeat> {
+                #[allow(clippy::redundant_closure_call)]
+                self.get_m_axi_wvalid().then(|| $crate::axi_mem::WBeat {
+                    data: ($wdata)(self),
+                    strb: ($wstrb)(self),
+                    last: self.get_m_axi_wlast(),
+                })
+            }
+            fn set_w_ready(&mut self, ready: bool) {
+                self.set_m_axi_wready(ready)
+            }
+            fn set_b(&mut self, resp: Option<u8>) {
+                self.set_m_axi_bvalid(resp.is_some());
+                self.set_m_axi_bresp(resp.unwrap_or(0) as u32);
+            }
+            fn b_ready(&self) -> bool {
+                self.get_m_axi_bready()
+            }
+        }
+    };
+}
+
+/// Implements [`AxiReadPort`] for a Verilator model with `m_axi_ar*` and
+/// `m_axi_r*` ports: `$lanes` bytes a beat, `$set_rdata` drives RDATA from
+/// the beat's bytes.
+#[macro_export]
+macro_rules! axi_read_port {
+    ($m:ident, $lanes:expr, $set_rdata:expr) => {
+        impl $crate::axi_mem::AxiReadPort for $m {
+            fn lanes(&self) -> usize {
+                $lanes
+            }
+            fn ar(&self) -> Option<$crate::axi_mem::AxReq> {
+                self.get_m_axi_arvalid().then(|| $crate::axi_mem::AxReq {
+                    addr: self.get_m_axi_araddr(),
+                    len: self.get_m_axi_arlen() as u8,
+                    size: self.get_m_axi_arsize() as u8,
+                    burst: self.get_m_axi_arburst() as u8,
+                })
+            }
+            fn set_ar_ready(&mut self, ready: bool) {
+                self.set_m_axi_arready(ready)
+            }
+            fn set_r(&mut self, beat: Option<&$crate::axi_mem::RBeat>) {
+                self.set_m_axi_rvalid(beat.is_some());
+                if let Some(b) = beat {
+                    #[allow(clippy::redundant_closure_call)]
+                    ($set_rdata)(self, &b.data);
+                    self.set_m_axi_rresp(b.resp as u32);
+                    self.set_m_axi_rlast(b.last);
+                }
+            }
+            fn r_ready(&self) -> bool {
+                self.get_m_axi_rready()
+            }
+        }
+    };
+}
+
 /// What an unwritten byte reads as.
 pub fn background(addr: u64) -> u8 {
     let mut z = addr.wrapping_mul(0x9E37_79B9_7F4A_7C15);

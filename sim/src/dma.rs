@@ -3,7 +3,7 @@
 //! [`AxiMem`]), and benches that drive commands, the payload stream and the
 //! completion port with random pacing against an [`AxiMem`].
 
-use crate::axi_mem::{AxReq, AxiMem, AxiMemTiming, AxiReadPort, AxiWritePort, RBeat, WBeat};
+use crate::axi_mem::{AxiMem, AxiMemTiming, AxiReadPort, AxiWritePort};
 use crate::axis::{bytes_from_u64, bytes_from_words, le_u64, le_words};
 use crate::bfm::{PacketSink, PacketSource};
 use crate::model::Model;
@@ -61,40 +61,7 @@ pub trait RdDut: AxiReadPort {
 
 macro_rules! wr_dut {
     ($m:ident, $lanes:expr, $wdata:expr, $wstrb:expr) => {
-        impl AxiWritePort for $m {
-            fn lanes(&self) -> usize {
-                $lanes
-            }
-            fn aw(&self) -> Option<AxReq> {
-                self.get_m_axi_awvalid().then(|| AxReq {
-                    addr: self.get_m_axi_awaddr(),
-                    len: self.get_m_axi_awlen() as u8,
-                    size: self.get_m_axi_awsize() as u8,
-                    burst: self.get_m_axi_awburst() as u8,
-                })
-            }
-            fn set_aw_ready(&mut self, ready: bool) {
-                self.set_m_axi_awready(ready)
-            }
-            fn w(&self) -> Option<WBeat> {
-                #[allow(clippy::redundant_closure_call)]
-                self.get_m_axi_wvalid().then(|| WBeat {
-                    data: ($wdata)(self),
-                    strb: ($wstrb)(self),
-                    last: self.get_m_axi_wlast(),
-                })
-            }
-            fn set_w_ready(&mut self, ready: bool) {
-                self.set_m_axi_wready(ready)
-            }
-            fn set_b(&mut self, resp: Option<u8>) {
-                self.set_m_axi_bvalid(resp.is_some());
-                self.set_m_axi_bresp(resp.unwrap_or(0) as u32);
-            }
-            fn b_ready(&self) -> bool {
-                self.get_m_axi_bready()
-            }
-        }
+        $crate::axi_write_port!($m, $lanes, $wdata, $wstrb);
 
         impl WrDut for $m {
             fn set_rst(&mut self, v: bool) {
@@ -157,34 +124,7 @@ wr_dut!(
 
 macro_rules! rd_dut {
     ($m:ident, $lanes:expr, $set_rdata:expr) => {
-        impl AxiReadPort for $m {
-            fn lanes(&self) -> usize {
-                $lanes
-            }
-            fn ar(&self) -> Option<AxReq> {
-                self.get_m_axi_arvalid().then(|| AxReq {
-                    addr: self.get_m_axi_araddr(),
-                    len: self.get_m_axi_arlen() as u8,
-                    size: self.get_m_axi_arsize() as u8,
-                    burst: self.get_m_axi_arburst() as u8,
-                })
-            }
-            fn set_ar_ready(&mut self, ready: bool) {
-                self.set_m_axi_arready(ready)
-            }
-            fn set_r(&mut self, beat: Option<&RBeat>) {
-                self.set_m_axi_rvalid(beat.is_some());
-                if let Some(b) = beat {
-                    #[allow(clippy::redundant_closure_call)]
-                    ($set_rdata)(self, &b.data);
-                    self.set_m_axi_rresp(b.resp as u32);
-                    self.set_m_axi_rlast(b.last);
-                }
-            }
-            fn r_ready(&self) -> bool {
-                self.get_m_axi_rready()
-            }
-        }
+        $crate::axi_read_port!($m, $lanes, $set_rdata);
 
         impl RdDut for $m {
             fn set_rst(&mut self, v: bool) {

@@ -2,7 +2,7 @@
 //! --engine hw` drive it: [`HwResponder`], and its AXI4 master ports for
 //! [`crate::axi_mem::AxiMem`].
 
-use crate::axi_mem::{AxReq, AxiMem, AxiMemTiming, AxiReadPort, AxiWritePort, RBeat, WBeat};
+use crate::axi_mem::{AxiMem, AxiMemTiming};
 use crate::models::RespTopSmallW64;
 use crate::rng::Rng;
 use roce_transport::{Memory, Packet};
@@ -17,6 +17,35 @@ pub fn code(name: &str) -> u64 {
 /// Responder resources per QP in the hardware.
 pub fn res_per_qp() -> u32 {
     code("RES_PER_QP") as u32
+}
+
+/// Drives `roce_rx`'s request-header fields (`s_hdr_*`, as `resp_chk`
+/// takes them) on a Verilator model from a packet; `$drop` is roce_rx's
+/// drop verdict.
+#[macro_export]
+macro_rules! set_request_header {
+    ($d:expr, $p:expr, $drop:expr) => {{
+        let p: &roce_transport::Packet = $p;
+        let e = &p.ext;
+        let reth = e.reth.unwrap_or_default();
+        let at = e.atomic_eth.unwrap_or_default();
+        $d.set_s_hdr_drop($drop);
+        $d.set_s_hdr_opcode(p.bth.opcode.0 as _);
+        $d.set_s_hdr_padcnt(p.bth.pad_count as _);
+        $d.set_s_hdr_destqp(p.bth.dest_qp as _);
+        $d.set_s_hdr_ackreq(p.bth.ack_req);
+        $d.set_s_hdr_psn(p.bth.psn.value() as _);
+        $d.set_s_hdr_payload_len(p.payload.len() as _);
+        $d.set_s_hdr_reth_va(reth.va as _);
+        $d.set_s_hdr_reth_rkey(reth.rkey as _);
+        $d.set_s_hdr_reth_dmalen(reth.dma_len as _);
+        $d.set_s_hdr_immdt(e.immdt.unwrap_or(0) as _);
+        $d.set_s_hdr_ieth(e.ieth.unwrap_or(0) as _);
+        $d.set_s_hdr_atomic_va(at.va as _);
+        $d.set_s_hdr_atomic_rkey(at.rkey as _);
+        $d.set_s_hdr_atomic_swap_add(at.swap_add as _);
+        $d.set_s_hdr_atomic_compare(at.compare as _);
+    }};
 }
 
 /// 32-bit words of a packed QP context (`csr::QP_CTX_BITS` = 344 bits).
@@ -51,67 +80,14 @@ pub fn pack_ctx(value: impl Fn(&str, &str) -> u32) -> [u32; CTX_WORDS] {
     out
 }
 
-impl AxiWritePort for RespTopSmallW64 {
-    fn lanes(&self) -> usize {
-        8
-    }
-    fn aw(&self) -> Option<AxReq> {
-        self.get_m_axi_awvalid().then(|| AxReq {
-            addr: self.get_m_axi_awaddr(),
-            len: self.get_m_axi_awlen() as u8,
-            size: self.get_m_axi_awsize() as u8,
-            burst: self.get_m_axi_awburst() as u8,
-        })
-    }
-    fn set_aw_ready(&mut self, ready: bool) {
-        self.set_m_axi_awready(ready)
-    }
-    fn w(&self) -> Option<WBeat> {
-        self.get_m_axi_wvalid().then(|| WBeat {
-            data: self.get_m_axi_wdata().to_le_bytes().to_vec(),
-            strb: self.get_m_axi_wstrb() as u64,
-            last: self.get_m_axi_wlast(),
-        })
-    }
-    fn set_w_ready(&mut self, ready: bool) {
-        self.set_m_axi_wready(ready)
-    }
-    fn set_b(&mut self, resp: Option<u8>) {
-        self.set_m_axi_bvalid(resp.is_some());
-        self.set_m_axi_bresp(resp.unwrap_or(0) as u32);
-    }
-    fn b_ready(&self) -> bool {
-        self.get_m_axi_bready()
-    }
-}
-
-impl AxiReadPort for RespTopSmallW64 {
-    fn lanes(&self) -> usize {
-        8
-    }
-    fn ar(&self) -> Option<AxReq> {
-        self.get_m_axi_arvalid().then(|| AxReq {
-            addr: self.get_m_axi_araddr(),
-            len: self.get_m_axi_arlen() as u8,
-            size: self.get_m_axi_arsize() as u8,
-            burst: self.get_m_axi_arburst() as u8,
-        })
-    }
-    fn set_ar_ready(&mut self, ready: bool) {
-        self.set_m_axi_arready(ready)
-    }
-    fn set_r(&mut self, beat: Option<&RBeat>) {
-        self.set_m_axi_rvalid(beat.is_some());
-        if let Some(b) = beat {
-            self.set_m_axi_rdata(u64::from_le_bytes(b.data[..8].try_into().unwrap()));
-            self.set_m_axi_rresp(b.resp as u32);
-            self.set_m_axi_rlast(b.last);
-        }
-    }
-    fn r_ready(&self) -> bool {
-        self.get_m_axi_rready()
-    }
-}
+crate::axi_write_port!(
+    RespTopSmallW64,
+    8,
+    |m: &RespTopSmallW64| m.get_m_axi_wdata().to_le_bytes().to_vec(),
+    |m: &RespTopSmallW64| m.get_m_axi_wstrb() as u64
+);
+crate::axi_read_port!(RespTopSmallW64, 8, |m: &mut RespTopSmallW64, d: &[u8]| m
+    .set_m_axi_rdata(crate::axis::le_u64(d)));
 
 /// What the harness feeds the responder, in order.
 pub enum Item {
@@ -257,25 +233,7 @@ impl<M: Memory> HwResponder<M> {
             }
             Some(Item::Hdr(p)) => {
                 hv = true;
-                let e = &p.ext;
-                let reth = e.reth.unwrap_or_default();
-                let at = e.atomic_eth.unwrap_or_default();
-                d.set_s_hdr_drop(false);
-                d.set_s_hdr_opcode(p.bth.opcode.0 as _);
-                d.set_s_hdr_padcnt(p.bth.pad_count as _);
-                d.set_s_hdr_destqp(p.bth.dest_qp as _);
-                d.set_s_hdr_ackreq(p.bth.ack_req);
-                d.set_s_hdr_psn(p.bth.psn.value() as _);
-                d.set_s_hdr_payload_len(p.payload.len() as _);
-                d.set_s_hdr_reth_va(reth.va as _);
-                d.set_s_hdr_reth_rkey(reth.rkey as _);
-                d.set_s_hdr_reth_dmalen(reth.dma_len as _);
-                d.set_s_hdr_immdt(e.immdt.unwrap_or(0) as _);
-                d.set_s_hdr_ieth(e.ieth.unwrap_or(0) as _);
-                d.set_s_hdr_atomic_va(at.va as _);
-                d.set_s_hdr_atomic_rkey(at.rkey as _);
-                d.set_s_hdr_atomic_swap_add(at.swap_add as _);
-                d.set_s_hdr_atomic_compare(at.compare as _);
+                crate::set_request_header!(d, p, false);
             }
             None => {}
         }

@@ -191,25 +191,7 @@ const RANDOM: Pace = Pace {
 };
 
 fn drive_hdr(d: &mut RespChkW64, p: &Packet, drop: bool) {
-    let e = &p.ext;
-    let reth = e.reth.unwrap_or_default();
-    let at = e.atomic_eth.unwrap_or_default();
-    d.set_s_hdr_drop(drop);
-    d.set_s_hdr_opcode(p.bth.opcode.0 as _);
-    d.set_s_hdr_padcnt(p.bth.pad_count as _);
-    d.set_s_hdr_destqp(p.bth.dest_qp as _);
-    d.set_s_hdr_ackreq(p.bth.ack_req);
-    d.set_s_hdr_psn(p.bth.psn.value() as _);
-    d.set_s_hdr_payload_len(p.payload.len() as _);
-    d.set_s_hdr_reth_va(reth.va as _);
-    d.set_s_hdr_reth_rkey(reth.rkey as _);
-    d.set_s_hdr_reth_dmalen(reth.dma_len as _);
-    d.set_s_hdr_immdt(e.immdt.unwrap_or(0) as _);
-    d.set_s_hdr_ieth(e.ieth.unwrap_or(0) as _);
-    d.set_s_hdr_atomic_va(at.va as _);
-    d.set_s_hdr_atomic_rkey(at.rkey as _);
-    d.set_s_hdr_atomic_swap_add(at.swap_add as _);
-    d.set_s_hdr_atomic_compare(at.compare as _);
+    roce_sim::set_request_header!(d, p, drop);
 }
 
 fn counters(d: &RespChkW64) -> HashMap<&'static str, u32> {
