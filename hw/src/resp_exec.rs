@@ -866,7 +866,10 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                         self.rsp_psn.d.next = self.c.q.val().ack_psn;
                     }
                 } else if self.c.q.val().kind == self.k_execute.val() {
-                    self.t_disc.d.next = false;
+                    // A READ or atomic carries no payload (roce_rx refuses
+                    // one that does); should one arrive, it is dropped.
+                    self.t_disc.d.next =
+                        (self.f_read.q.val() | self.f_atomic.q.val()) & (self.c.q.val().plen != 0);
                     if self.f_send.q.val()
                         | (self.f_write.q.val() & self.f_last.q.val() & self.f_imm.q.val())
                     {

@@ -26,10 +26,10 @@ use roce_regs::{qp, AccessFlag, QpState as RegState, QpType as RegType};
 use roce_sim::responder::{code, HwResponder, Item, Resp};
 use roce_sim::rng::Rng;
 use roce_transport::{
-    Completion, Config, HostMemory, Packet, Qp, QpAttr, QpType, RecvWr, Remote, SendWr, Sge,
-    WcStatus, WrOp,
+    Completion, Config, HostMemory, Memory, Packet, Qp, QpAttr, QpType, RecvWr, Remote, SendWr,
+    Sge, WcStatus, WrOp,
 };
-use roce_wire::mr::Access;
+use roce_wire::mr::{Access, Request};
 use roce_wire::{Pmtu, Psn};
 use std::collections::VecDeque;
 
@@ -502,4 +502,333 @@ fn latency_and_throughput() {
     // one header per 2 cycles; docs/BENCHMARKS.md says how far it is).
     assert!(latency <= 40, "ACK descriptor latency {latency}");
     assert!(steady <= 40.0, "cycles per WRITE {steady}");
+}
+
+/// Random and mutated request headers and payloads (opcodes, PSNs, QPNs
+/// beyond the table, R_Keys of regions in another PD or without remote
+/// access, VAs and DMA lengths out of bounds or wrapping, unaligned
+/// atomics, payload lengths up to past the PMTU, PadCnt), interleaved with
+/// the requesters' real traffic, 20 % backpressure everywhere: the
+/// responder never hangs, writes no byte outside the regions the rules
+/// let it write (the protected regions and everything else keep their
+/// bytes), and afterwards, its QPs re-initialised, carries clean traffic
+/// again (WRITEs land, READs return memory).
+#[test]
+fn mutated_requests_write_nothing_outside_regions() {
+    use roce_wire::opcode::{ExtKind, OpKind, Transport, TABLE};
+    use roce_wire::{AtomicEthRepr, Opcode, RethRepr};
+    const NQ: u32 = 4;
+    const MUTATED: usize = 6000;
+    let mut rng = Rng::new(Rng::seed_from_env(
+        "mutated_requests_write_nothing_outside_regions",
+        0xe7ec_0006,
+    ));
+    let (mut conns, _twin, mut hw) = setup(&mut rng, NQ, 200);
+    // Protected: a region in another PD (remote access granted), and one
+    // in this PD with local access only.
+    let other_pd = hw.mrs.alloc(PD ^ 0x55, Access::ALL, 8192);
+    let local_only = hw.mrs.alloc(PD, Access::LOCAL_WRITE, 8192);
+    let keys = [
+        conns[0].rkey,
+        conns[1].rkey,
+        other_pd.0,
+        local_only.0,
+        0xdead_beef,
+    ];
+    // Receive WQEs for SENDs.
+    for n in 0..NQ {
+        let (k, va) = hw.mrs.alloc(PD, Access::ALL, 4096);
+        hw.rq
+            .entry(n)
+            .or_default()
+            .extend((0..200).map(|_| (k, va, 4096)));
+    }
+    let image: Vec<u8> = (0..hw.mrs.phys().len())
+        .map(|_| rng.next_u32() as u8)
+        .collect();
+    hw.axi.poke(0, &image);
+    // The regions the rules let the responder write: each QP's remote
+    // buffer and the receive buffers (PA ranges).
+    let writable: Vec<(u64, u64)> = conns
+        .iter()
+        .map(|c| (c.rkey, c.rva, c.rlen))
+        .chain(
+            hw.rq
+                .values()
+                .filter_map(|q| q.front())
+                .map(|&(k, va, len)| (k, va, len as u64)),
+        )
+        .flat_map(|(key, va, len)| {
+            hw.mrs
+                .translate(&Request {
+                    key,
+                    pd: PD,
+                    access: Access::from_bits(0),
+                    va,
+                    len: len as u32,
+                })
+                .unwrap()
+                .into_iter()
+                .map(|c| (c.pa, c.pa + c.len as u64))
+        })
+        .collect();
+    let requests: Vec<&roce_wire::opcode::OpcodeInfo> = TABLE
+        .iter()
+        .filter(|i| {
+            i.transport == Transport::Rc
+                && !matches!(
+                    i.kind,
+                    OpKind::ReadResponse | OpKind::Acknowledge | OpKind::AtomicAcknowledge
+                )
+        })
+        .collect();
+    // Real traffic to mutate: every verb from the requesters.
+    for c in conns.iter_mut() {
+        for i in 0..30u64 {
+            let (lk, lva) = c.mem_a.alloc(PD, Access::ALL, 600);
+            let remote = Remote {
+                va: c.rva + 8 * rng.below(100),
+                rkey: c.rkey,
+            };
+            let op = match i % 5 {
+                0 => WrOp::Send,
+                1 => WrOp::Write(remote),
+                2 => WrOp::Read(remote),
+                3 => WrOp::FetchAdd { remote, add: 3 },
+                _ => WrOp::WriteImm(remote, 7),
+            };
+            let len = if i % 5 == 3 { 8 } else { 600 };
+            let sge = vec![Sge {
+                addr: lva,
+                len,
+                lkey: lk,
+            }];
+            c.a.post_send(SendWr::new(i, op, sge)).unwrap();
+        }
+    }
+    // The QPs' packets interleaved, each QP's in PSN order.
+    let per_qp: Vec<Vec<Packet>> = conns
+        .iter_mut()
+        .map(|c| core::iter::from_fn(|| c.a.poll_transmit(1, &mut c.mem_a)).collect())
+        .collect();
+    let most = per_qp.iter().map(Vec::len).max().unwrap();
+    let pkts: Vec<Packet> = (0..most)
+        .flat_map(|i| per_qp.iter().filter_map(move |q| q.get(i).cloned()))
+        .collect();
+    let mut cursor = 0;
+    for k in 0..MUTATED {
+        if k % 150 == 0 {
+            // The firmware takes every QP through Reset to RTR again, so
+            // the mutations keep reaching the checks past the QP state.
+            for n in 0..NQ {
+                for kind in ["EV_CLEAR", "EV_INIT", "EV_POST_RECV"] {
+                    hw.items.push_back(Item::Ev {
+                        kind: code(kind),
+                        qpn: n,
+                        count: 4,
+                    });
+                }
+            }
+        }
+        if k % 150 == 0 {
+            cursor = 0;
+        }
+        let mut p = pkts[cursor % pkts.len()].clone();
+        cursor += 1;
+        let mutations = if rng.chance(120) { 1 + rng.below(3) } else { 0 };
+        for _ in 0..mutations {
+            match rng.below(9) {
+                0 => {
+                    let i = requests[rng.below(requests.len() as u64) as usize];
+                    p.bth.opcode = Opcode(i.code);
+                    if i.has(ExtKind::Reth) && p.ext.reth.is_none() {
+                        p.ext.reth = Some(RethRepr::default());
+                    }
+                    if i.has(ExtKind::AtomicEth) && p.ext.atomic_eth.is_none() {
+                        p.ext.atomic_eth = Some(AtomicEthRepr::default());
+                    }
+                }
+                1 => p.bth.psn = p.bth.psn.add(rng.below(8) as u32).sub(rng.below(8) as u32),
+                2 => p.bth.dest_qp = rng.below(72) as u32,
+                3 | 4 => {
+                    let key = keys[rng.below(keys.len() as u64) as usize];
+                    let va = match rng.below(4) {
+                        0 => other_pd.1,
+                        1 => local_only.1 + rng.below(8000),
+                        2 => u64::MAX - rng.below(5000),
+                        _ => rng.next_u64(),
+                    };
+                    let len = [0, 1, 8, 600, 4096, 1 << 31, u32::MAX][rng.below(7) as usize];
+                    p.ext.reth = Some(RethRepr {
+                        va,
+                        rkey: key,
+                        dma_len: len,
+                    });
+                    p.ext.atomic_eth = Some(AtomicEthRepr {
+                        va: va & !(rng.below(2) * 7),
+                        rkey: key,
+                        swap_add: rng.next_u64(),
+                        compare: rng.next_u64(),
+                    });
+                }
+                5 | 6 => {
+                    let n = [0, 1, 255, 256, 257, 600, 4096, 4200][rng.below(8) as usize];
+                    p.payload = (0..n).map(|_| rng.next_u32() as u8).collect();
+                }
+                7 => p.bth.pad_count = rng.below(4) as u8,
+                _ => p.bth.ack_req = !p.bth.ack_req,
+            }
+        }
+        hw.items.push_back(Item::Hdr(p));
+        if hw.items.len() > 64 {
+            while hw.items.len() > 8 {
+                hw.step();
+                assert!(hw.cycle < 50_000_000, "hang: {}", hw.why());
+            }
+        }
+    }
+    let mut idle = 0;
+    let start = hw.cycle;
+    while hw.busy() || idle < 200 {
+        hw.step();
+        idle = if hw.busy() { 0 } else { idle + 1 };
+        assert!(hw.cycle - start < 5_000_000, "hang: {}", hw.why());
+    }
+    // Nothing outside the writable regions changed.
+    let now = hw.axi.peek(0, image.len());
+    for (pa, (a, b)) in image.iter().zip(&now).enumerate() {
+        let pa = pa as u64;
+        assert!(
+            a == b || writable.iter().any(|&(lo, hi)| pa >= lo && pa < hi),
+            "byte at PA {pa:#x} changed outside every writable region"
+        );
+    }
+    let beyond = image.len() as u64;
+    assert!(
+        (0..65536u64)
+            .all(|k| hw.axi.peek(beyond + k, 1)[0] == roce_sim::axi_mem::background(beyond + k)),
+        "nothing written past the registered memory"
+    );
+    hw.d.eval();
+    let drops =
+        hw.d.get_cnt_drop_qpn() + hw.d.get_cnt_drop_state() + hw.d.get_cnt_drop_out_of_seq();
+    let naks = hw.d.get_cnt_nak_rem_access()
+        + hw.d.get_cnt_nak_length()
+        + hw.d.get_cnt_nak_op_seq()
+        + hw.d.get_cnt_nak_psn_seq();
+    let done = hw.d.get_cnt_execute();
+    println!(
+        "responder fuzz: {MUTATED} packets, {} cycles, {} responses, {done} executed, drops {drops}, NAKs {naks}, QPs to Error {}",
+        hw.cycle,
+        hw.rsp.len(),
+        hw.errors.len()
+    );
+    assert!(
+        drops > 0 && naks > 100 && done > 500,
+        "the mutations reached the checks and execution"
+    );
+    // Re-initialise every QP (the firmware's CLEAR, then INIT with a new
+    // rq_psn) and carry clean traffic: fresh requesters, WRITEs then READs
+    // of the same bytes.
+    hw.rsp.clear();
+    for (n, c) in conns.iter_mut().enumerate() {
+        let n = n as u32;
+        let (mut a, _) = attrs(n, 4);
+        a.sq_psn = Psn::new(0x10_0000 + n);
+        let words = &mut hw.ctx[n as usize];
+        *words = roce_sim::responder::pack_ctx(|reg, field| {
+            let v = common::unpack_ctx(words)[&(reg, field)];
+            if (reg, field) == ("rq_psn", "PSN") {
+                a.sq_psn.value()
+            } else {
+                v
+            }
+        });
+        for kind in ["EV_CLEAR", "EV_INIT"] {
+            hw.items.push_back(Item::Ev {
+                kind: code(kind),
+                qpn: n,
+                count: 0,
+            });
+        }
+        c.a = Qp::connected(a, Config::default());
+        let (lk, lva) = c.mem_a.alloc(PD, Access::ALL, 512);
+        let data: Vec<u8> = (0..256).map(|_| rng.next_u32() as u8).collect();
+        c.mem_a.poke(lk, lva, &data);
+        let remote = Remote {
+            va: c.rva + 1000,
+            rkey: c.rkey,
+        };
+        let sge = |off: u64| {
+            vec![Sge {
+                addr: lva + off,
+                len: 256,
+                lkey: lk,
+            }]
+        };
+        c.a.post_send(SendWr::new(1, WrOp::Write(remote), sge(0)))
+            .unwrap();
+        c.a.post_send(SendWr::new(2, WrOp::Read(remote), sge(256)))
+            .unwrap();
+        c.pending = 2;
+    }
+    for _round in 0..20 {
+        for c in conns.iter_mut() {
+            while let Some(p) = c.a.poll_transmit(2, &mut c.mem_a) {
+                hw.items.push_back(Item::Hdr(p));
+            }
+        }
+        let mut idle = 0;
+        while hw.busy() || idle < 40 {
+            hw.step();
+            idle = if hw.busy() { 0 } else { idle + 1 };
+            assert!(hw.cycle < 60_000_000, "hang: {}", hw.why());
+        }
+        for (q, r) in hw.rsp.drain(..) {
+            let c = &mut conns[q as usize];
+            let info = roce_wire::Opcode(r.0).info().unwrap();
+            let bth = roce_wire::BthRepr {
+                opcode: roce_wire::Opcode(r.0),
+                solicited: false,
+                mig_req: false,
+                pad_count: ((4 - r.4.len() % 4) % 4) as u8,
+                tver: 0,
+                pkey: 0xffff,
+                fecn: false,
+                becn: false,
+                dest_qp: c.a.attr().qpn,
+                ack_req: false,
+                psn: Psn::new(r.1),
+            };
+            let ext = roce_wire::ExtHeaders {
+                aeth: info.has(ExtKind::Aeth).then(|| roce_wire::AethRepr {
+                    syndrome: roce_wire::Syndrome::from_byte(r.2.unwrap().0),
+                    msn: r.2.unwrap().1,
+                }),
+                ..Default::default()
+            };
+            let p = Packet {
+                bth,
+                ext,
+                payload: r.4,
+            };
+            c.a.receive(2, &p, false, &mut c.mem_a);
+        }
+        for c in conns.iter_mut() {
+            while let Some(cq) = c.a.poll_cq() {
+                assert_eq!(
+                    cq.status,
+                    WcStatus::Success,
+                    "clean traffic after the fuzz: {cq:?}"
+                );
+                c.pending -= 1;
+            }
+        }
+        if conns.iter().all(|c| c.pending == 0) {
+            break;
+        }
+    }
+    for (n, c) in conns.iter().enumerate() {
+        assert_eq!(c.pending, 0, "QP {n}: clean work completes after the fuzz");
+    }
 }
