@@ -7,9 +7,11 @@
 //!   frames go to `req_engine`'s response port; everything else (requests,
 //!   other opcodes, and `roce_rx`'s drops, which `resp_chk` counts) to
 //!   `resp_top`'s header port. Payload packets follow their headers in
-//!   `roce_rx`'s order: a queue of one bit per dispatched header with
-//!   payload routes each packet to `resp_top`'s `s_pay` (requests) or to
-//!   the requester's `dma_wr` stream (READ responses).
+//!   `roce_rx`'s order, to `resp_top`'s `s_pay` (requests) or to the
+//!   requester's `dma_wr` stream (READ responses): the packets in flight
+//!   (header taken, packet not through) always belong to one side, so a
+//!   count and one bit route them; a header with payload for the other
+//!   side waits until they have passed (see the kernel for why).
 //! - `resp_top` (responder: `resp_chk`, `resp_exec`, its own `dma_wr` and
 //!   `dma_rd`), `req_engine` (requester and completer) with its own
 //!   `dma_wr` and `dma_rd`, `qp_timers` on `req_engine`'s timer ports, and
@@ -282,8 +284,10 @@ pub struct RcTransport<
     dw: DmaWr<W, K>,
     dr: DmaRd<W, K>,
     tx: TxArbTx<W, K, Q>,
-    /// Dispatch: one bit per header with payload (1 = to the requester).
-    route: SyncFifo<Bit, 5, 6>,
+    /// Dispatch: payload packets in flight (headers taken, packets not
+    /// through yet), and whether they are the requester's.
+    pend: DFF<Bits<6>>,
+    pend_req: DFF<Bit>,
     /// mr_tlb: one bit per request taken (1 = the requester's).
     own: SyncFifo<Bit, 3, 4>,
     /// The requester won the last mr_tlb request (round robin).
@@ -299,6 +303,8 @@ pub struct RcTransport<
     has_pay: Signal<Local, Bit>,
     hdr_take: Signal<Local, Bit>,
     pay_ready: Signal<Local, Bit>,
+    pay_ok: Signal<Local, Bit>,
+    pay_done: Signal<Local, Bit>,
     sel_req: Signal<Local, Bit>,
     inv_sel: Signal<Local, Bit>,
     rsp_rom: Constant<Bits<256>>,
@@ -553,7 +559,8 @@ impl<
             dw: DmaWr::new(),
             dr: DmaRd::new(),
             tx: TxArbTx::new(),
-            route: SyncFifo::new(),
+            pend: Default::default(),
+            pend_req: Default::default(),
             own: SyncFifo::new(),
             mr_last_req: Default::default(),
             cmd_busy: Default::default(),
@@ -565,6 +572,8 @@ impl<
             has_pay: Default::default(),
             hdr_take: Default::default(),
             pay_ready: Default::default(),
+            pay_ok: Default::default(),
+            pay_done: Default::default(),
             sel_req: Default::default(),
             inv_sel: Default::default(),
             rsp_rom: Constant::new(response_opcodes()),
@@ -592,7 +601,7 @@ impl<
 {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, rx, rt, re, tm, mr, dw, dr, tx, route, own);
+        clock!(self, clock, rx, rt, re, tm, mr, dw, dr, tx, own);
         dff_setup!(
             self,
             clock,
@@ -601,7 +610,9 @@ impl<
             cmd_inv,
             was_inv,
             to_rsp,
-            to_req
+            to_req,
+            pend,
+            pend_req
         );
         self.rx.reset.next = self.reset.val();
         self.rt.reset.next = self.reset.val();
@@ -611,28 +622,33 @@ impl<
         self.dw.reset.next = self.reset.val();
         self.dr.reset.next = self.reset.val();
         self.tx.reset.next = self.reset.val();
-        self.route.reset.next = self.reset.val();
         self.own.reset.next = self.reset.val();
         // ---- Dispatch. Responses of accepted frames to the requester,
-        // everything else (roce_rx's drops too) to the responder; a header
-        // with payload is taken only while its route bit fits.
+        // everything else (roce_rx's drops too) to the responder. The
+        // payload packets in flight (headers taken, packets not yet through)
+        // all belong to one side: a header with payload for the other side
+        // waits until they have passed. Otherwise a consumer could hold a
+        // header whose payload sits behind the other's, while holding
+        // mr_tlb's grant port (its dma_wr command queue full), which the
+        // other needs to consume the payload at the stream's head.
         self.is_rsp.next = self
             .rsp_rom
             .val()
             .get_bit(self.rx.m_hdr_opcode.val().index())
             & !self.rx.m_hdr_drop.val();
         self.has_pay.next = !self.rx.m_hdr_drop.val() & (self.rx.m_hdr_payload_len.val() != 0);
+        self.pay_ok.next = !self.has_pay.val()
+            | (self.pend.q.val() == 0)
+            | ((self.pend_req.q.val() == self.is_rsp.val()) & (self.pend.q.val() != 63));
         self.rt.s_hdr_valid.next =
-            self.rx.m_hdr_valid.val() & !self.is_rsp.val() & !self.route.full.val();
+            self.rx.m_hdr_valid.val() & !self.is_rsp.val() & self.pay_ok.val();
         self.re.s_rsp_valid.next =
-            self.rx.m_hdr_valid.val() & self.is_rsp.val() & !self.route.full.val();
+            self.rx.m_hdr_valid.val() & self.is_rsp.val() & self.pay_ok.val();
         self.hdr_take.next = self.rx.m_hdr_valid.val()
-            & !self.route.full.val()
+            & self.pay_ok.val()
             & ((self.is_rsp.val() & self.re.s_rsp_ready.val())
                 | (!self.is_rsp.val() & self.rt.s_hdr_ready.val()));
         self.rx.m_hdr_ready.next = self.hdr_take.val();
-        self.route.write.next = self.hdr_take.val() & self.has_pay.val();
-        self.route.data_in.next = self.is_rsp.val();
         if self.hdr_take.val() & self.is_rsp.val() {
             self.to_req.d.next = self.to_req.q.val() + 1;
         }
@@ -641,17 +657,26 @@ impl<
         }
         self.cnt_to_responder.next = self.to_rsp.q.val();
         self.cnt_to_requester.next = self.to_req.q.val();
-        // Payload packets, routed by the queue's head.
+        // Payload packets go to the side that owns the ones in flight.
         self.rt.s_pay.tvalid.next =
-            self.rx.m_axis.tvalid.val() & !self.route.empty.val() & !self.route.data_out.val();
+            self.rx.m_axis.tvalid.val() & (self.pend.q.val() != 0) & !self.pend_req.q.val();
         self.dw.s_pay.tvalid.next =
-            self.rx.m_axis.tvalid.val() & !self.route.empty.val() & self.route.data_out.val();
-        self.pay_ready.next = !self.route.empty.val()
-            & ((self.route.data_out.val() & self.dw.s_pay.tready.val())
-                | (!self.route.data_out.val() & self.rt.s_pay.tready.val()));
+            self.rx.m_axis.tvalid.val() & (self.pend.q.val() != 0) & self.pend_req.q.val();
+        self.pay_ready.next = (self.pend.q.val() != 0)
+            & ((self.pend_req.q.val() & self.dw.s_pay.tready.val())
+                | (!self.pend_req.q.val() & self.rt.s_pay.tready.val()));
         self.rx.m_axis.tready.next = self.pay_ready.val();
-        self.route.read.next =
+        self.pay_done.next =
             self.rx.m_axis.tvalid.val() & self.pay_ready.val() & self.rx.m_axis.tlast.val();
+        if self.hdr_take.val() & self.has_pay.val() {
+            self.pend_req.d.next = self.is_rsp.val();
+        }
+        if self.hdr_take.val() & self.has_pay.val() & !self.pay_done.val() {
+            self.pend.d.next = self.pend.q.val() + 1;
+        }
+        if !(self.hdr_take.val() & self.has_pay.val()) & self.pay_done.val() {
+            self.pend.d.next = self.pend.q.val() - 1;
+        }
         // ---- mr_tlb requests: round robin between the responder and the
         // requester; the owner of each request queued for its grants.
         self.sel_req.next = self.re.m_mr_req_valid.val()
