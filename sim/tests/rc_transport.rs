@@ -937,8 +937,12 @@ fn le8(m: &HashMap<u64, u8>, lay: &Layout, va: u64) -> u64 {
 /// Work from requester X (layout `lx`) to responder Y (layout `ly`): the
 /// allocations in both layouts; returns the WQEs, with the byte effects
 /// applied to the expectations after `seal`.
+/// A work request, its source bytes, its receive buffer (VA, length).
+type PlannedOp = (Wqe, Vec<u8>, Option<(u64, u32)>);
+
 struct Plan {
-    ops: Vec<(Wqe, Vec<u8>, u64, Option<(u64, u32)>)>,
+    /// Each WQE, its source bytes and its receive buffer (VA, length).
+    ops: Vec<PlannedOp>,
 }
 
 impl Traffic {
@@ -1046,7 +1050,7 @@ fn plan(rng: &mut Rng, m: &Mix, x: &mut Traffic, y: &mut Traffic) -> Plan {
                     };
                 }
             }
-            ops.push((w, data, 0, recv));
+            ops.push((w, data, recv));
         }
     }
     Plan { ops }
@@ -1064,7 +1068,7 @@ fn apply(rng: &mut Rng, p: Plan, x: &mut Traffic, y: &mut Traffic) {
             y.want_rsp.insert(pa, b);
         }
     }
-    for (mut w, data, _, recv) in p.ops {
+    for (mut w, data, recv) in p.ops {
         let q = w.qpn as usize;
         // Source bytes.
         for (i, &b) in data.iter().enumerate() {
