@@ -63,6 +63,8 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("resp_top_small", 64, Variant::Fast),
     // req_engine: the 64-QP test build.
     ("req_engine_small", 64, Variant::Fast),
+    // The whole RC transport, 64-QP test build.
+    ("rc_transport_small", 64, Variant::Fast),
     // tx_arb (1024 QPs) alone at 64 bits (throughput and latency), and
     // joined with roce_tx (64 QPs) at both ends of the width range.
     ("tx_arb", 64, Variant::Fast),

@@ -8,6 +8,10 @@ use crate::dma::{DmaRd, DmaWr, RD_BUF_BEATS, RD_OUTSTANDING, WR_OUTSTANDING};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
+use crate::rc_transport::{
+    RcTransport128, RcTransport256, RcTransport512, RcTransport64, RcTransportSmall512,
+    RcTransportSmall64,
+};
 use crate::req_engine::{
     ReqEngine128, ReqEngine256, ReqEngine512, ReqEngine64, ReqEngineSmall512, ReqEngineSmall64,
 };
@@ -167,6 +171,19 @@ pub const BLOCKS: &[BlockSpec] = &[
         summary: "tx_arb + roce_tx (test build, 64 QPs): transport descriptors in, \
                   wire frames out",
         widths: &TX_ARB_TX_WIDTHS,
+    },
+    BlockSpec {
+        name: "rc_transport",
+        summary: "the RC transport: roce_rx, dispatch (responses to req_engine, the rest to \
+                  resp_top, payloads routed in order), resp_top, req_engine with its DMA \
+                  engines, qp_timers, one shared mr_tlb, tx_arb + roce_tx; MAC frame streams, \
+                  two AXI4 masters, three context read ports; 1024 QPs, 4096 MRs",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "rc_transport_small",
+        summary: "rc_transport test build: 64 QPs (8 WQEs each), 64 MRs, 128 timers",
+        widths: &RETX_SMALL_WIDTHS,
     },
     BlockSpec {
         name: "dma_wr",
@@ -522,6 +539,35 @@ fn req_engine(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'stati
     (v, None, params)
 }
 
+/// `rc_transport` Verilog and parameters; `small` selects the 64-QP build.
+fn rc_transport(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    let (qps, wqes, mrs, tick) = if small {
+        (64, 8, 64, SMALL_TICK)
+    } else {
+        (1024, 4, 4096, DEFAULT_TICK)
+    };
+    let params = vec![
+        ("W", width as u64),
+        ("K", width as u64 / 8),
+        ("QPS", qps),
+        ("WQES_PER_QP", wqes),
+        ("MRS", mrs),
+        ("TICK_CYCLES", tick as u64),
+        ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
+        ("QP_READ_LATENCY", 2),
+    ];
+    let v = match (width, small) {
+        (64, false) => emit(RcTransport64::new(tick)),
+        (128, false) => emit(RcTransport128::new(tick)),
+        (256, false) => emit(RcTransport256::new(tick)),
+        (512, false) => emit(RcTransport512::new(tick)),
+        (64, true) => emit(RcTransportSmall64::new(tick)),
+        (512, true) => emit(RcTransportSmall512::new(tick)),
+        _ => unreachable!("width checked against the block's spec"),
+    };
+    (v, None, params)
+}
+
 /// `tx_arb` parameters (QPs, context bits and read latency).
 fn tx_arb_params(width: usize, qps: u64) -> Vec<(&'static str, u64)> {
     vec![
@@ -620,6 +666,8 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "resp_top_small" => responder(width, true, true),
         "req_engine" => req_engine(width, false),
         "req_engine_small" => req_engine(width, true),
+        "rc_transport" => rc_transport(width, false),
+        "rc_transport_small" => rc_transport(width, true),
         "tx_arb" => {
             let (v, l) = per_width!(width, tx_arb);
             (v, l, tx_arb_params(width, 1024))
@@ -866,6 +914,32 @@ mod tests {
             .iter()
             .any(|p| p.name == "m_axis$tdata" && p.width == 64));
         assert!(generate("tx_arb_tx", 128).is_err());
+    }
+
+    #[test]
+    fn rc_transport_builds() {
+        let g = generate("rc_transport_small", 64).unwrap();
+        assert_eq!(g.top, "rc_transport_small_w64");
+        assert!(g.params.contains(&("QPS", 64)));
+        for (port, width) in [
+            ("s_axis$tdata", 64),
+            ("m_axis$tdata", 64),
+            ("rsp_qp_rd_addr", 6),
+            ("req_qp_rd_addr", 6),
+            ("arb_qp_rd_addr", 6),
+            ("req_qp_rd_data", crate::csr::QP_CTX_BITS),
+            ("m_axi_rsp_wdata", 64),
+            ("m_axi_req_rdata", 64),
+            ("s_mr_cmd_len", 64),
+            ("s_wqe_wr_id", 64),
+            ("cfg_gid", 512),
+        ] {
+            assert!(
+                g.ports.iter().any(|p| p.name == port && p.width == width),
+                "{port}"
+            );
+        }
+        assert!(generate("rc_transport_small", 128).is_err());
     }
 
     #[test]

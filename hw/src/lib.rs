@@ -16,6 +16,7 @@ pub mod mr_ctrl;
 pub mod mr_tlb;
 pub mod prim;
 pub mod qp_timers;
+pub mod rc_transport;
 pub mod req_engine;
 pub mod resp_chk;
 pub mod resp_exec;
