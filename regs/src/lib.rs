@@ -26,5 +26,5 @@ mod values;
 
 pub use map::*;
 pub use model::{Access, Block, EnumDesc, EnumValue, Field, Register};
-pub use queue::{Format, QField, FORMATS, QUEUE_ENUMS};
+pub use queue::{QField, QueueFormat, FORMATS, QUEUE_ENUMS};
 pub use values::*;

@@ -154,19 +154,25 @@ impl QField {
 
 /// A queue entry format: its size and its fields, in offset order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Format {
+pub struct QueueFormat {
     /// Name (lower case).
     pub name: &'static str,
     /// Bytes of one entry (a power of two).
     pub size: u32,
     pub fields: &'static [QField],
+    /// Fields that reuse other fields' bytes under a flag (the send WQE's
+    /// `INLINE_DATA` over its SGEs with `inline`).
+    pub overlays: &'static [QField],
     pub doc: &'static str,
 }
 
-impl Format {
-    /// The field called `name`.
+impl QueueFormat {
+    /// The field called `name` (overlays included).
     pub fn field(&self, name: &str) -> Option<&'static QField> {
-        self.fields.iter().find(|f| f.name == name)
+        self.fields
+            .iter()
+            .chain(self.overlays)
+            .find(|f| f.name == name)
     }
 }
 
@@ -385,12 +391,12 @@ pub mod swqe {
         "INLINE_DATA",
         0x40,
         1,
-        " With `inline`: the payload bytes (INLINE_LEN of them), over the SGE area.",
+        " With `inline` (overlays the SGEs): the payload bytes, INLINE_LEN of them.",
     )
     .array(MAX_INLINE as u8, 1);
 
     /// Bytes 0x34..0x40 are reserved (write 0).
-    pub const FORMAT: Format = Format {
+    pub const FORMAT: QueueFormat = QueueFormat {
         name: "swqe",
         size: SWQE_SIZE,
         fields: &[
@@ -410,6 +416,7 @@ pub mod swqe {
             SGE_LENGTH,
             SGE_LKEY,
         ],
+        overlays: &[INLINE_DATA],
         doc:
             " Send WQE, one per send-queue slot. Bytes 0x34..0x40 are reserved (write 0). \
               With `inline` the SGE area 0x40..0x80 holds INLINE_LEN payload bytes instead of SGEs.",
@@ -427,10 +434,11 @@ pub mod rwqe {
     sge_fields!(0x10);
 
     /// The format.
-    pub const FORMAT: Format = Format {
+    pub const FORMAT: QueueFormat = QueueFormat {
         name: "rwqe",
         size: RWQE_SIZE,
         fields: &[WR_ID, NUM_SGE, SGE_ADDR, SGE_LENGTH, SGE_LKEY],
+        overlays: &[],
         doc: " Receive WQE, one per receive-queue slot: where a received SEND's payload lands, \
               SGE after SGE. Bytes 0x09..0x10 and 0x50..0x80 are reserved (write 0).",
     };
@@ -487,12 +495,13 @@ pub mod cqe {
     .bits(0, 1);
 
     /// The format.
-    pub const FORMAT: Format = Format {
+    pub const FORMAT: QueueFormat = QueueFormat {
         name: "cqe",
         size: CQE_SIZE,
         fields: &[
             WR_ID, BYTE_LEN, IMM_INV, QPN, SRC_QP, WQE_INDEX, STATUS, OPCODE, FLAGS, PHASE,
         ],
+        overlays: &[],
         doc: " Completion queue entry. Bytes 0x1D..0x1F and bits 7:1 of 0x1F are reserved (0).",
     };
 
@@ -504,7 +513,7 @@ pub mod cqe {
 }
 
 /// Every format, for generators.
-pub const FORMATS: &[Format] = &[swqe::FORMAT, rwqe::FORMAT, cqe::FORMAT];
+pub const FORMATS: &[QueueFormat] = &[swqe::FORMAT, rwqe::FORMAT, cqe::FORMAT];
 
 /// A scatter/gather element (ibverbs' `struct ibv_sge`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -742,7 +751,7 @@ mod tests {
     fn sizes_are_powers_of_two_and_fields_fit_aligned() {
         for f in FORMATS {
             assert!(f.size.is_power_of_two(), "{}", f.name);
-            for q in f.fields {
+            for q in f.fields.iter().chain(f.overlays) {
                 assert!(matches!(q.bytes, 1 | 2 | 4 | 8), "{}.{}", f.name, q.name);
                 assert_eq!(
                     q.offset % q.bytes as u16,
