@@ -512,6 +512,40 @@ pub mod cqe {
     }
 }
 
+/// Ring index arithmetic shared by the hardware model, the host library
+/// and tests: free-running 16-bit indices over `2^log_size` slots.
+pub mod ring {
+    use super::INDEX_BITS;
+
+    const MASK: u32 = (1 << INDEX_BITS) - 1;
+
+    /// The slot index `i` occupies.
+    pub const fn slot(i: u32, log_size: u32) -> u32 {
+        i & ((1 << log_size) - 1)
+    }
+
+    /// Entries between consumer `ci` and producer `pi` (mod 2^16).
+    pub const fn fill(pi: u32, ci: u32) -> u32 {
+        pi.wrapping_sub(ci) & MASK
+    }
+
+    /// Whether a producer at `pi` may post one more entry.
+    pub const fn has_room(pi: u32, ci: u32, log_size: u32) -> bool {
+        fill(pi, ci) < (1 << log_size)
+    }
+
+    /// Whether a doorbell of `pi` is beyond the ring: more entries posted
+    /// than the ring holds past the hardware's consumer `ci`.
+    pub const fn beyond(pi: u32, ci: u32, log_size: u32) -> bool {
+        fill(pi, ci) > (1 << log_size)
+    }
+
+    /// Index `i` plus one (mod 2^16).
+    pub const fn next(i: u32) -> u32 {
+        (i + 1) & MASK
+    }
+}
+
 /// Every format, for generators.
 pub const FORMATS: &[QueueFormat] = &[swqe::FORMAT, rwqe::FORMAT, cqe::FORMAT];
 
@@ -741,7 +775,7 @@ mod tests {
             match self.0 % 5 {
                 0 => 0,
                 1 => u64::MAX,
-                2 => 1 << (self.0 >> 8) % 64,
+                2 => 1 << ((self.0 >> 8) % 64),
                 _ => self.0.rotate_left(17),
             }
         }
@@ -788,15 +822,17 @@ mod tests {
             let mut owner = [None::<&str>; 1024];
             for q in f.fields {
                 for i in 0..q.count as usize {
-                    for b in q.bit_of(i)..q.bit_of(i) + q.width as usize {
+                    let bits = q.bit_of(i)..q.bit_of(i) + q.width as usize;
+                    for (b, o) in owner[bits.clone()].iter_mut().enumerate() {
                         assert!(
-                            owner[b].is_none(),
-                            "{}: {} and {:?} share bit {b}",
+                            o.is_none(),
+                            "{}: {} and {:?} share bit {}",
                             f.name,
                             q.name,
-                            owner[b]
+                            o,
+                            bits.start + b
                         );
-                        owner[b] = Some(q.name);
+                        *o = Some(q.name);
                     }
                 }
             }
@@ -916,6 +952,20 @@ mod tests {
         }
         // The host at ci = 0 expects phase 1; zeroed memory holds 0.
         assert_ne!(cqe::phase(0, log), Cqe::unpack(&[0u8; 32]).phase);
+    }
+
+    #[test]
+    fn ring_indices_wrap_at_16_bits() {
+        use ring::*;
+        assert_eq!(slot(0x1_0005, 3), 5);
+        assert_eq!(fill(2, 0xFFFE), 4);
+        assert!(has_room(7, 0, 3) && !has_room(8, 0, 3));
+        assert!(!beyond(8, 0, 3) && beyond(9, 0, 3));
+        assert!(has_room(0x0003, 0xFFFC, 3) && !has_room(0x0004, 0xFFFC, 3));
+        assert_eq!(next(0xFFFF), 0);
+        // A ring of 2^LOG_SIZE_MAX entries is told apart from an empty one.
+        assert_eq!(fill(1 << LOG_SIZE_MAX, 0), 1 << LOG_SIZE_MAX);
+        assert!(!beyond(1 << LOG_SIZE_MAX, 0, LOG_SIZE_MAX));
     }
 
     #[test]

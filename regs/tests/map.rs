@@ -84,8 +84,8 @@ fn queue_registers_cover_every_qp_and_cq() {
         hq::cq_status::REG.offset + 4 - hq::cq_base_lo::REG.offset,
         CQ_CTX_STRIDE
     );
-    assert!(hq::sq_base_lo::REG.offset + QP_MAX * QP_RING_STRIDE <= hq::BLOCK.size);
-    assert!(hq::cq_base_lo::REG.offset + CQ_MAX * CQ_CTX_STRIDE <= hq::sq_base_lo::REG.offset);
+    const { assert!(hq::sq_base_lo::REG.offset + QP_MAX * QP_RING_STRIDE <= hq::BLOCK.size) };
+    const { assert!(hq::cq_base_lo::REG.offset + CQ_MAX * CQ_CTX_STRIDE <= hq::sq_base_lo::REG.offset) };
     // Ring sizes and CQ numbers fit their fields.
     assert!(hq::sq_cfg::LOG_SIZE.max() >= queue::LOG_SIZE_MAX);
     assert!(hq::sq_cfg::CQN.max() >= CQ_MAX - 1);
