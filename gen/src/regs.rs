@@ -1,9 +1,10 @@
 //! `roce-gen regs`: the roce-regs register map as Markdown (docs/REGISTERS.md),
 //! a C header for host drivers, and JSON. All three are written from
-//! `roce_regs::{BLOCKS, ENUMS, CONSTANTS}` and nothing else.
+//! `roce_regs::{MAP, ENUMS, CONSTANTS, FORMATS}` and nothing else: the
+//! register blocks and the host queue formats (`roce_regs::queue`).
 
 use crate::json_str;
-use roce_regs::{Block, EnumDesc, Register, BLOCKS, CONSTANTS, ENUMS};
+use roce_regs::{Block, EnumDesc, QField, QueueFormat, Register, CONSTANTS, ENUMS, FORMATS, MAP};
 use std::fmt::Write as _;
 
 /// Output formats of `roce-gen regs`.
@@ -65,7 +66,7 @@ pub fn markdown() -> String {
         writeln!(s, "| `{name}` | {value:#x} ({value}) | {} |", doc(d)).unwrap();
     }
     s.push_str("\n## Blocks\n\n| block | offset | size | type | version | what |\n|---|---|---|---|---|---|\n");
-    for b in BLOCKS {
+    for b in MAP {
         writeln!(
             s,
             "| [`{}`](#{}) | {:#07x} | {:#x} | {:#06x} | {} | {} |",
@@ -79,14 +80,67 @@ pub fn markdown() -> String {
         )
         .unwrap();
     }
-    for b in BLOCKS {
+    for b in MAP {
         md_block(&mut s, b);
     }
+    md_formats(&mut s);
     s.push_str("\n## Values\n");
     for e in ENUMS {
         md_enum(&mut s, e);
     }
     s
+}
+
+/// `0x40` or `0x40 + 16*i (i < 4)`.
+fn qoffset(f: &QField) -> String {
+    if f.count == 1 {
+        format!("{:#04x}", f.offset)
+    } else {
+        format!("{:#04x} + {}*i (i < {})", f.offset, f.stride, f.count)
+    }
+}
+
+/// `u32`, or `u32[23:0]` for a bit field.
+fn qtype(f: &QField) -> String {
+    let t = format!("u{}", f.bytes as u32 * 8);
+    if f.lsb == 0 && f.width == f.bytes * 8 {
+        t
+    } else {
+        format!("{t}{}", bits(f.lsb, f.width))
+    }
+}
+
+fn md_formats(s: &mut String) {
+    s.push_str("\n## Host queue formats\n\n");
+    s.push_str(
+        "Send, receive and completion queues are rings in host memory (crate `roce-regs`, \
+         module `queue`); their bases, sizes and doorbells are the `hq` and `db` blocks. \
+         Entries are little-endian: a field is bits `[hi:lo]` of the little-endian integer \
+         of its type at its byte offset. Ring indices are free-running 16-bit counters, \
+         the slot of index i is i mod 2^LOG_SIZE. A CQE belongs to the host when its \
+         `PHASE` equals `1 ^ ((ci >> LOG_SIZE) & 1)` (a phase bit: the hardware writes 1 \
+         on its first pass, so a zeroed ring is empty). Codes (`wr_opcode`, `send_flag`, \
+         `wc_status`, `wc_opcode`, `wc_flag` under Values) are ibverbs' values.\n",
+    );
+    for f in FORMATS {
+        md_format(s, f);
+    }
+}
+
+fn md_format(s: &mut String, f: &QueueFormat) {
+    writeln!(s, "\n### {} ({} bytes)\n\n{}\n", f.name, f.size, doc(f.doc)).unwrap();
+    s.push_str("| offset | type | field | meaning |\n|---|---|---|---|\n");
+    for q in f.fields.iter().chain(f.overlays) {
+        writeln!(
+            s,
+            "| {} | {} | `{}` | {} |",
+            qoffset(q),
+            qtype(q),
+            q.name,
+            doc(q.doc)
+        )
+        .unwrap();
+    }
 }
 
 fn md_block(s: &mut String, b: &Block) {
@@ -168,7 +222,7 @@ pub fn c_header() -> String {
         )
         .unwrap();
     }
-    for b in BLOCKS {
+    for b in MAP {
         writeln!(s, "\n/* ---- {}: {} */", b.name, doc(b.doc)).unwrap();
         writeln!(s, "#define {} {:#x}u", c_name(&[b.name, "base"]), b.base).unwrap();
         writeln!(s, "#define {} {:#x}u", c_name(&[b.name, "size"]), b.size).unwrap();
@@ -207,6 +261,7 @@ pub fn c_header() -> String {
             }
         }
     }
+    c_formats(&mut s);
     for e in ENUMS {
         writeln!(s, "\n/* {}: {} */", e.name, doc(e.doc)).unwrap();
         for v in e.values {
@@ -215,6 +270,42 @@ pub fn c_header() -> String {
     }
     s.push_str("\n#endif /* ROCE_REGS_H */\n");
     s
+}
+
+/// Per format field: `_OFFSET` (a function of i for arrays, with `_NUM`
+/// and `_STRIDE`), `_BYTES` (the little-endian integer holding it), and
+/// `_SHIFT`, `_WIDTH`, `_MASK` inside that integer. Entry sizes are the
+/// constants `ROCE_SWQE_SIZE`, `ROCE_RWQE_SIZE`, `ROCE_CQE_SIZE`.
+fn c_formats(s: &mut String) {
+    s.push_str("\n/* ---- Host queue formats (little-endian entries; see docs/REGISTERS.md). */\n");
+    for f in FORMATS {
+        writeln!(s, "\n/* {} ({} bytes): {} */", f.name, f.size, doc(f.doc)).unwrap();
+        for q in f.fields.iter().chain(f.overlays) {
+            let n = c_name(&[f.name, q.name]);
+            writeln!(s, "/* {}.{}: {} */", f.name, q.name, doc(q.doc)).unwrap();
+            if q.count == 1 {
+                writeln!(s, "#define {n}_OFFSET {:#x}u", q.offset).unwrap();
+            } else {
+                writeln!(
+                    s,
+                    "#define {n}_OFFSET(i) ({:#x}u + (uint32_t)(i) * {:#x}u)",
+                    q.offset, q.stride
+                )
+                .unwrap();
+                writeln!(s, "#define {n}_NUM {}u", q.count).unwrap();
+                writeln!(s, "#define {n}_STRIDE {:#x}u", q.stride).unwrap();
+            }
+            writeln!(s, "#define {n}_BYTES {}u", q.bytes).unwrap();
+            writeln!(s, "#define {n}_SHIFT {}u", q.lsb).unwrap();
+            writeln!(s, "#define {n}_WIDTH {}u", q.width).unwrap();
+            let mask = if q.width >= 64 {
+                u64::MAX
+            } else {
+                ((1u64 << q.width) - 1) << q.lsb
+            };
+            writeln!(s, "#define {n}_MASK {mask:#x}ull").unwrap();
+        }
+    }
 }
 
 /// The map as JSON: constants, blocks (registers, fields) and enums.
@@ -232,8 +323,11 @@ pub fn json() -> String {
         .collect();
     writeln!(s, "  \"constants\": {{{}}},", consts.join(", ")).unwrap();
     s.push_str("  \"blocks\": [\n");
-    let blocks: Vec<String> = BLOCKS.iter().map(json_block).collect();
+    let blocks: Vec<String> = MAP.iter().map(json_block).collect();
     s.push_str(&blocks.join(",\n"));
+    s.push_str("\n  ],\n  \"formats\": [\n");
+    let formats: Vec<String> = FORMATS.iter().map(json_format).collect();
+    s.push_str(&formats.join(",\n"));
     s.push_str("\n  ],\n  \"enums\": [\n");
     let enums: Vec<String> = ENUMS
         .iter()
@@ -305,5 +399,33 @@ fn json_block(b: &Block) -> String {
         b.version,
         json_str(&doc(b.doc)),
         regs.join(",\n")
+    )
+}
+
+fn json_format(f: &QueueFormat) -> String {
+    let fields: Vec<String> = f
+        .fields
+        .iter()
+        .chain(f.overlays)
+        .map(|q| {
+            format!(
+                "{{\"name\": {}, \"offset\": {}, \"bytes\": {}, \"lsb\": {}, \"width\": {}, \"count\": {}, \"stride\": {}, \"doc\": {}}}",
+                json_str(q.name),
+                q.offset,
+                q.bytes,
+                q.lsb,
+                q.width,
+                q.count,
+                q.stride,
+                json_str(&doc(q.doc))
+            )
+        })
+        .collect();
+    format!(
+        "    {{\"name\": {}, \"size\": {}, \"doc\": {}, \"fields\": [\n      {}\n    ]}}",
+        json_str(f.name),
+        f.size,
+        json_str(&doc(f.doc)),
+        fields.join(",\n      ")
     )
 }

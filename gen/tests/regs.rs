@@ -2,7 +2,7 @@
 //! output; the C header compiles and its values equal the register table;
 //! the JSON parses back to the table; a bad format is refused.
 
-use roce_regs::{BLOCKS, CONSTANTS, ENUMS};
+use roce_regs::{CONSTANTS, ENUMS, FORMATS, MAP};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -34,9 +34,21 @@ fn committed_register_doc_is_current() {
         "docs/REGISTERS.md is stale: run `cargo run -p roce-gen -- regs --format md --out docs/REGISTERS.md`"
     );
     // It documents every block and register.
-    for b in BLOCKS {
+    for b in MAP {
         for r in b.registers {
             assert!(generated.contains(&format!("### {}.{}", b.name, r.name)));
+        }
+    }
+    // One table per queue format, a row per field.
+    for f in FORMATS {
+        assert!(generated.contains(&format!("### {} ({} bytes)", f.name, f.size)));
+        for q in f.fields.iter().chain(f.overlays) {
+            assert!(
+                generated.contains(&format!("`{}`", q.name)),
+                "{}.{}",
+                f.name,
+                q.name
+            );
         }
     }
 }
@@ -67,7 +79,7 @@ fn c_header_compiles_and_matches_the_table() {
     for (name, value, _) in CONSTANTS {
         check(format!("ROCE_{name}"), (*value).into());
     }
-    for b in BLOCKS {
+    for b in MAP {
         let bn = up(b.name);
         check(format!("ROCE_{bn}_BASE"), b.base.into());
         check(format!("ROCE_{bn}_TYPE"), b.type_id.into());
@@ -89,6 +101,22 @@ fn c_header_compiles_and_matches_the_table() {
                 check(format!("{reg}_{}_SHIFT", f.name), f.lsb.into());
                 check(format!("{reg}_{}_MASK", f.name), f.mask().into());
             }
+        }
+    }
+    for f in FORMATS {
+        for q in f.fields.iter().chain(f.overlays) {
+            let n = format!("ROCE_{}_{}", up(f.name), q.name);
+            if q.count == 1 {
+                check(format!("{n}_OFFSET"), q.offset.into());
+            } else {
+                check(format!("{n}_OFFSET(0)"), q.offset.into());
+                let last = q.count as usize - 1;
+                check(format!("{n}_OFFSET({last})"), q.offset_of(last) as u64);
+                check(format!("{n}_NUM"), q.count.into());
+            }
+            check(format!("{n}_BYTES"), q.bytes.into());
+            check(format!("{n}_SHIFT"), q.lsb.into());
+            check(format!("{n}_MASK"), q.max() << q.lsb);
         }
     }
     for e in ENUMS {
@@ -127,8 +155,8 @@ fn json_parses_back_to_the_table() {
         assert_eq!(v["constants"][name], *value, "{name}");
     }
     let blocks = v["blocks"].as_array().unwrap();
-    assert_eq!(blocks.len(), BLOCKS.len());
-    for (jb, b) in blocks.iter().zip(BLOCKS) {
+    assert_eq!(blocks.len(), MAP.len());
+    for (jb, b) in blocks.iter().zip(MAP) {
         assert_eq!(jb["name"], b.name);
         assert_eq!(jb["base"], b.base);
         assert_eq!(jb["size"], b.size);
@@ -155,6 +183,28 @@ fn json_parses_back_to_the_table() {
                     )
                 );
             }
+        }
+    }
+    let formats = v["formats"].as_array().unwrap();
+    assert_eq!(formats.len(), FORMATS.len());
+    for (jf, f) in formats.iter().zip(FORMATS) {
+        assert_eq!((&jf["name"], &jf["size"]), (&f.name.into(), &f.size.into()));
+        let fields = jf["fields"].as_array().unwrap();
+        assert_eq!(fields.len(), f.fields.len() + f.overlays.len());
+        for (jq, q) in fields.iter().zip(f.fields.iter().chain(f.overlays)) {
+            let got: Vec<u64> = ["offset", "bytes", "lsb", "width", "count", "stride"]
+                .iter()
+                .map(|k| jq[k].as_u64().unwrap())
+                .collect();
+            let want: Vec<u64> = vec![
+                q.offset.into(),
+                q.bytes.into(),
+                q.lsb.into(),
+                q.width.into(),
+                q.count.into(),
+                q.stride.into(),
+            ];
+            assert_eq!((jq["name"].as_str().unwrap(), got), (q.name, want));
         }
     }
     let enums = v["enums"].as_array().unwrap();

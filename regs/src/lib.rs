@@ -21,8 +21,10 @@
 #[macro_use]
 pub mod model;
 mod map;
+pub mod queue;
 mod values;
 
 pub use map::*;
 pub use model::{Access, Block, EnumDesc, EnumValue, Field, Register};
+pub use queue::{QField, QueueFormat, FORMATS, QUEUE_ENUMS};
 pub use values::*;

@@ -1,6 +1,8 @@
 //! The register map itself. Byte offsets are into the CSR window, which the
 //! softcore sees at [`CSR_BASE`]; all registers are 32 bits wide.
 
+use crate::model::Block;
+use crate::queue;
 use crate::values::{Counter, MrCounter, MrOp, QpState, QpType};
 use roce_wire::{mr as wire_mr, LocalAckTimeout, Pmtu, Psn, RnrTimer};
 
@@ -19,6 +21,21 @@ pub const QP_STRIDE: u32 = 0x40;
 /// Offset of QP context 0 in the `qp` block.
 pub const QP_CTX_OFFSET: u32 = 0x1_0000;
 
+/// Completion queues in the default build (the hardware parameter; the
+/// running hardware reports its own in `hq.cq_count`). A QP names its send
+/// and receive CQ in `hq.sq_cfg.CQN` and `hq.rq_cfg.CQN`; CQs may be shared.
+pub const CQ_COUNT: u32 = 256;
+/// CQ contexts the `hq` block has address space for.
+pub const CQ_MAX: u32 = 1024;
+/// Bytes per QP in the `db` block (its two producer doorbells).
+pub const QP_DB_STRIDE: u32 = 0x8;
+/// Bytes per CQ in the `db` block (consumer index and arm).
+pub const CQ_DB_STRIDE: u32 = 0x8;
+/// Bytes per QP ring context in the `hq` block.
+pub const QP_RING_STRIDE: u32 = 0x20;
+/// Bytes per CQ context in the `hq` block.
+pub const CQ_CTX_STRIDE: u32 = 0x10;
+
 /// Bits of a GID-table index; the table has `1 << GID_INDEX_BITS` entries.
 pub const GID_INDEX_BITS: u8 = 2;
 /// Entries in the GID table (IPv6 addresses, 4 words each).
@@ -34,6 +51,12 @@ pub const MAX_DEST_RD_ATOMIC: u32 = 16;
 
 // The issue's floor for the default build, and room for it in the `qp` block.
 const _: () = assert!(QP_COUNT >= 256 && QP_COUNT <= QP_MAX);
+const _: () = assert!(CQ_COUNT <= CQ_MAX && CQ_MAX <= 1 << 16);
+// The `db` and `hq` arrays fit their blocks (see the blocks).
+const _: () = assert!(0x1000 + QP_MAX * QP_DB_STRIDE <= 0x4000);
+const _: () = assert!(0x4000 + CQ_MAX * CQ_DB_STRIDE <= 0x8000);
+const _: () = assert!(0x4000 + CQ_MAX * CQ_CTX_STRIDE <= 0x8000);
+const _: () = assert!(0x8000 + QP_MAX * QP_RING_STRIDE <= 0x1_0000);
 // At least 4 GIDs (issue 5).
 const _: () = assert!(GID_COUNT >= 4);
 
@@ -62,6 +85,54 @@ pub const CONSTANTS: &[(&str, u32, &str)] = &[
         "Offset of QP context 0 in the qp block.",
     ),
     ("GID_COUNT", GID_COUNT, "Entries in the GID table."),
+    (
+        "CQ_COUNT",
+        CQ_COUNT,
+        "Completion queues in the default build.",
+    ),
+    (
+        "CQ_MAX",
+        CQ_MAX,
+        "CQ contexts the hq block has address space for.",
+    ),
+    (
+        "QP_DB_STRIDE",
+        QP_DB_STRIDE,
+        "Bytes per QP in the db block.",
+    ),
+    (
+        "CQ_DB_STRIDE",
+        CQ_DB_STRIDE,
+        "Bytes per CQ in the db block.",
+    ),
+    (
+        "QP_RING_STRIDE",
+        QP_RING_STRIDE,
+        "Bytes per QP ring context in the hq block.",
+    ),
+    (
+        "CQ_CTX_STRIDE",
+        CQ_CTX_STRIDE,
+        "Bytes per CQ context in the hq block.",
+    ),
+    (
+        "MAX_SGE",
+        queue::MAX_SGE,
+        "SGEs per send or receive WQE, at most.",
+    ),
+    (
+        "MAX_INLINE",
+        queue::MAX_INLINE,
+        "Inline payload bytes per send WQE, at most.",
+    ),
+    ("SWQE_SIZE", queue::SWQE_SIZE, "Bytes of a send WQE."),
+    ("RWQE_SIZE", queue::RWQE_SIZE, "Bytes of a receive WQE."),
+    ("CQE_SIZE", queue::CQE_SIZE, "Bytes of a CQE."),
+    (
+        "LOG_SIZE_MAX",
+        queue::LOG_SIZE_MAX,
+        "Largest log2 of a ring's entries (16-bit indices).",
+    ),
     ("PKEY_COUNT", PKEY_COUNT, "Entries in the PKey table."),
     ("MAX_RD_ATOMIC", MAX_RD_ATOMIC, "Largest max_rd_atomic."),
     (
@@ -106,6 +177,8 @@ pub const MR_ACCESS_BITS: u8 = wire_mr::Access::BITS as u8;
 pub const MR_SHIFT_BITS: u8 = bits_for(wire_mr::PAGE_SHIFT_MAX as u32);
 
 register_map! {
+    BLOCKS;
+
     /// Global configuration: station addresses, GID and PKey tables, limits.
     block cfg (base: 0x0000, size: 0x100, type: 0x0001, version: 1) {
         /// Capabilities of this build.
@@ -554,3 +627,162 @@ register_map! {
         }
     }
 }
+
+/// Bits of a ring's `LOG_SIZE`: holds [`queue::LOG_SIZE_MAX`].
+pub const LOG_SIZE_BITS: u8 = bits_for(queue::LOG_SIZE_MAX);
+/// Bits of a ring index (`queue::INDEX_BITS`).
+pub const INDEX_BITS: u8 = queue::INDEX_BITS;
+/// Bits of a CQ number.
+pub const CQN_BITS: u8 = 16;
+
+register_map! {
+    HOST_BLOCKS;
+
+    /// Doorbells (issue 36 §1), one page apart from the ring contexts so a
+    /// driver may map them alone. Indices are free-running 16-bit counters
+    /// (see `queue`); a write rings, a read returns the last value written.
+    /// A producer index more than the ring's size ahead of the hardware's
+    /// consumer index is a doorbell beyond the ring: the QP goes to Error.
+    /// Served by `host_if`, not by the `csr` block (which answers SLVERR
+    /// here until the NIC top routes this range).
+    block db (base: 0x0_8000, size: 0x8000, type: 0x0007, version: 1) {
+        /// Send-queue producer index of QP n: WQEs below it are posted.
+        sq_pi (0x1000, [QP_COUNT; QP_DB_STRIDE]): RW {
+            /// Producer index (mod 2^16).
+            PI [0, INDEX_BITS] = 0,
+        }
+        /// Receive-queue producer index of QP n.
+        rq_pi (0x1004, [QP_COUNT; QP_DB_STRIDE]): RW {
+            /// Producer index (mod 2^16).
+            PI [0, INDEX_BITS] = 0,
+        }
+        /// Consumer index of CQ n: the host has taken every CQE below it.
+        /// The hardware writes a CQE only while the ring has room (else
+        /// the CQ goes to Error: `hq.cq_status.ERROR`).
+        cq_ci (0x4000, [CQ_COUNT; CQ_DB_STRIDE]): RW {
+            /// Consumer index (mod 2^16).
+            CI [0, INDEX_BITS] = 0,
+        }
+        /// Arm CQ n: the event line fires once at the next CQE written
+        /// (`ibv_req_notify_cq`), then the CQ is disarmed. If a CQE is
+        /// already past `cq_ci` when armed, it fires at once.
+        cq_arm (0x4004, [CQ_COUNT; CQ_DB_STRIDE]): WO {
+            /// 1 arms.
+            ARM [0, 1] = 0,
+            /// Fire only for a CQE of a solicited receive or one in error
+            /// (`solicited_only`).
+            SOLICITED [1, 1] = 0,
+        }
+    }
+
+    /// Host queue contexts (issue 36 §1): per QP its send and receive
+    /// rings and CQs, per CQ its ring. A ring holds `2^LOG_SIZE` entries
+    /// (`SWQE_SIZE`, `RWQE_SIZE`, `CQE_SIZE` bytes) at a base aligned to
+    /// the entry size; formats in the `queue` tables. Written while the QP
+    /// is in Reset (CQs: before their first QP leaves Reset). Served by
+    /// `host_if`, not by the `csr` block.
+    block hq (base: 0x1_0000, size: 0x1_0000, type: 0x0006, version: 1) {
+        /// Queue capabilities of this build.
+        caps (0x04): RO {
+            /// SGEs per WQE, at most.
+            MAX_SGE [0, 4] = queue::MAX_SGE,
+            /// log2 of ring entries, at most.
+            LOG_SIZE_MAX [4, 4] = queue::LOG_SIZE_MAX,
+            /// Inline payload bytes per send WQE, at most.
+            MAX_INLINE [8, 8] = queue::MAX_INLINE,
+            /// log2 of `SWQE_SIZE`.
+            SWQE_LOG [16, 4] = queue::SWQE_SIZE.trailing_zeros(),
+            /// log2 of `RWQE_SIZE`.
+            RWQE_LOG [20, 4] = queue::RWQE_SIZE.trailing_zeros(),
+            /// log2 of `CQE_SIZE`.
+            CQE_LOG [24, 4] = queue::CQE_SIZE.trailing_zeros(),
+        }
+        /// CQs this hardware holds.
+        cq_count (0x08): RO {
+            /// Number of CQs.
+            COUNT [0, 16] = CQ_COUNT,
+        }
+        /// CQ n ring base, bits 31:0.
+        cq_base_lo (0x4000, [CQ_COUNT; CQ_CTX_STRIDE]): RW {
+            /// Ring base bits 31:0 (a multiple of `CQE_SIZE`).
+            BASE [0, 32] = 0,
+        }
+        /// CQ n ring base, bits 63:32.
+        cq_base_hi (0x4004, [CQ_COUNT; CQ_CTX_STRIDE]): RW {
+            /// Ring base bits 63:32.
+            BASE [0, 32] = 0,
+        }
+        /// CQ n ring size.
+        cq_cfg (0x4008, [CQ_COUNT; CQ_CTX_STRIDE]): RW {
+            /// log2 of the CQEs in the ring.
+            LOG_SIZE [0, LOG_SIZE_BITS] = 0,
+        }
+        /// CQ n state, as the hardware sees it.
+        cq_status (0x400C, [CQ_COUNT; CQ_CTX_STRIDE]): RO {
+            /// Producer index: CQEs written (mod 2^16).
+            PI [0, INDEX_BITS] = 0,
+            /// Armed (`db.cq_arm`), event not fired yet.
+            ARMED [16, 1] = 0,
+            /// Armed for solicited CQEs only.
+            SOLICITED [17, 1] = 0,
+            /// Overrun: a CQE found the ring full; nothing more is written.
+            ERROR [18, 1] = 0,
+        }
+        /// QP n send ring base, bits 31:0.
+        sq_base_lo (0x8000, [QP_COUNT; QP_RING_STRIDE]): RW {
+            /// Ring base bits 31:0 (a multiple of `SWQE_SIZE`).
+            BASE [0, 32] = 0,
+        }
+        /// QP n send ring base, bits 63:32.
+        sq_base_hi (0x8004, [QP_COUNT; QP_RING_STRIDE]): RW {
+            /// Ring base bits 63:32.
+            BASE [0, 32] = 0,
+        }
+        /// QP n receive ring base, bits 31:0.
+        rq_base_lo (0x8008, [QP_COUNT; QP_RING_STRIDE]): RW {
+            /// Ring base bits 31:0 (a multiple of `RWQE_SIZE`).
+            BASE [0, 32] = 0,
+        }
+        /// QP n receive ring base, bits 63:32.
+        rq_base_hi (0x800C, [QP_COUNT; QP_RING_STRIDE]): RW {
+            /// Ring base bits 63:32.
+            BASE [0, 32] = 0,
+        }
+        /// QP n send ring size and send CQ.
+        sq_cfg (0x8010, [QP_COUNT; QP_RING_STRIDE]): RW {
+            /// log2 of the WQEs in the ring.
+            LOG_SIZE [0, LOG_SIZE_BITS] = 0,
+            /// CQ of send completions (below `cq_count`).
+            CQN [16, CQN_BITS] = 0,
+        }
+        /// QP n receive ring size and receive CQ.
+        rq_cfg (0x8014, [QP_COUNT; QP_RING_STRIDE]): RW {
+            /// log2 of the WQEs in the ring.
+            LOG_SIZE [0, LOG_SIZE_BITS] = 0,
+            /// CQ of receive completions (below `cq_count`).
+            CQN [16, CQN_BITS] = 0,
+        }
+        /// QP n send ring consumer index, as the hardware sees it.
+        sq_ci (0x8018, [QP_COUNT; QP_RING_STRIDE]): RO {
+            /// WQEs completed or flushed (mod 2^16).
+            CI [0, INDEX_BITS] = 0,
+        }
+        /// QP n receive ring consumer index, as the hardware sees it.
+        rq_ci (0x801C, [QP_COUNT; QP_RING_STRIDE]): RO {
+            /// WQEs consumed (mod 2^16).
+            CI [0, INDEX_BITS] = 0,
+        }
+    }
+}
+
+/// The whole CSR window for generators and docs, in address order: the
+/// `csr` block's [`BLOCKS`] and `host_if`'s [`HOST_BLOCKS`].
+pub const MAP: &[Block] = &[
+    cfg::BLOCK,
+    mbox::BLOCK,
+    ctr::BLOCK,
+    mr::BLOCK,
+    db::BLOCK,
+    hq::BLOCK,
+    qp::BLOCK,
+];

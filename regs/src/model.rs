@@ -169,13 +169,15 @@ pub struct EnumDesc {
     pub values: &'static [EnumValue],
 }
 
-/// Write `register_map!` block definitions: each block becomes a module with
+/// Write `register_map!` block definitions (`LIST; block ...`; `LIST`
+/// becomes the slice of the blocks defined): each block becomes a module with
 /// `BASE`, `BLOCK` and one module per register holding `REG`, `ADDR`
 /// (window offset of element 0), `addr(i)` and one `Field` const per field.
 /// Register `id` (offset 0, RO, `TYPE[31:16]`, `VERSION[15:0]`) is added to
 /// every block.
 macro_rules! register_map {
     (
+        $list:ident;
         $(
             $(#[doc = $bdoc:literal])*
             block $block:ident (base: $base:expr, size: $size:expr, type: $ty:expr, version: $ver:expr) {
@@ -269,8 +271,8 @@ macro_rules! register_map {
             }
         )*
 
-        /// Every block, in address order.
-        pub const BLOCKS: &[$crate::model::Block] = &[$($block::BLOCK),*];
+        /// The blocks of this invocation, in address order.
+        pub const $list: &[$crate::model::Block] = &[$($block::BLOCK),*];
     };
     (@or ; $default:expr) => { $default };
     (@or $value:expr; $default:expr) => { $value };

@@ -279,6 +279,11 @@ pub const ENUMS: &[EnumDesc] = &[
     MrOp::DESC,
     MrCounter::DESC,
     Counter::DESC,
+    crate::queue::WrOpcode::DESC,
+    crate::queue::SendFlag::DESC,
+    crate::queue::WcStatus::DESC,
+    crate::queue::WcOpcode::DESC,
+    crate::queue::WcFlag::DESC,
 ];
 
 /// A counter of the `ctr` block: `ctr.counter[c.index()]` counts `c`.

@@ -19,7 +19,7 @@ fn is_upper_ident(s: &str) -> bool {
 #[test]
 fn every_block_starts_with_its_id_word() {
     let mut types = BTreeSet::new();
-    for b in BLOCKS {
+    for b in MAP {
         let id = &b.registers[0];
         assert_eq!((id.name, id.offset, id.count), ("id", 0, 1), "{}", b.name);
         assert_eq!(id.access, Access::RO, "{}", b.name);
@@ -38,14 +38,76 @@ fn every_block_starts_with_its_id_word() {
 }
 
 #[test]
+fn the_map_is_the_csr_blocks_and_the_host_blocks() {
+    let mut want: Vec<&str> = BLOCKS.iter().chain(HOST_BLOCKS).map(|b| b.name).collect();
+    want.sort();
+    let mut got: Vec<&str> = MAP.iter().map(|b| b.name).collect();
+    got.sort();
+    assert_eq!(got, want);
+    assert!(
+        MAP.windows(2).all(|w| w[0].base < w[1].base),
+        "MAP in address order"
+    );
+    for b in MAP {
+        let from = BLOCKS.iter().chain(HOST_BLOCKS).find(|x| x.name == b.name);
+        assert_eq!(from, Some(b));
+    }
+}
+
+#[test]
+fn queue_registers_cover_every_qp_and_cq() {
+    use roce_regs::{db, hq};
+    for r in [db::sq_pi::REG, db::rq_pi::REG] {
+        assert_eq!((r.count, r.stride), (QP_COUNT, QP_DB_STRIDE), "{}", r.name);
+    }
+    for r in [db::cq_ci::REG, db::cq_arm::REG] {
+        assert_eq!((r.count, r.stride), (CQ_COUNT, CQ_DB_STRIDE), "{}", r.name);
+    }
+    let ring = &hq::BLOCK.registers[3..];
+    for r in ring {
+        let per = if r.name.starts_with("cq_") {
+            (CQ_COUNT, CQ_CTX_STRIDE)
+        } else {
+            (QP_COUNT, QP_RING_STRIDE)
+        };
+        assert_eq!((r.count, r.stride), per, "hq.{}", r.name);
+    }
+    // The doorbell page is apart from the contexts; a QP's ring context
+    // is one stride, and QP_MAX / CQ_MAX of them fit their spans.
+    assert_eq!(db::BLOCK.base % 0x1000, 0);
+    assert_eq!(hq::sq_base_lo::REG.offset % QP_RING_STRIDE, 0);
+    assert_eq!(
+        hq::rq_ci::REG.offset + 4 - hq::sq_base_lo::REG.offset,
+        QP_RING_STRIDE
+    );
+    assert_eq!(
+        hq::cq_status::REG.offset + 4 - hq::cq_base_lo::REG.offset,
+        CQ_CTX_STRIDE
+    );
+    const { assert!(hq::sq_base_lo::REG.offset + QP_MAX * QP_RING_STRIDE <= hq::BLOCK.size) };
+    const { assert!(hq::cq_base_lo::REG.offset + CQ_MAX * CQ_CTX_STRIDE <= hq::sq_base_lo::REG.offset) };
+    // Ring sizes and CQ numbers fit their fields.
+    assert!(hq::sq_cfg::LOG_SIZE.max() >= queue::LOG_SIZE_MAX);
+    assert!(hq::sq_cfg::CQN.max() >= CQ_MAX - 1);
+    assert_eq!(db::sq_pi::PI.width, queue::INDEX_BITS);
+    assert_eq!(hq::cq_status::PI.width, queue::INDEX_BITS);
+    // The caps word says what the queue module says.
+    let caps = hq::caps::REG.reset();
+    assert_eq!(hq::caps::MAX_SGE.get(caps), queue::MAX_SGE);
+    assert_eq!(1 << hq::caps::SWQE_LOG.get(caps), queue::SWQE_SIZE);
+    assert_eq!(1 << hq::caps::RWQE_LOG.get(caps), queue::RWQE_SIZE);
+    assert_eq!(1 << hq::caps::CQE_LOG.get(caps), queue::CQE_SIZE);
+    assert_eq!(hq::caps::MAX_INLINE.get(caps), queue::MAX_INLINE);
+}
+
+#[test]
 fn blocks_fit_the_window_without_overlap() {
-    let mut spans: Vec<(u32, u32, &str)> =
-        BLOCKS.iter().map(|b| (b.base, b.size, b.name)).collect();
+    let mut spans: Vec<(u32, u32, &str)> = MAP.iter().map(|b| (b.base, b.size, b.name)).collect();
     spans.sort();
     for w in spans.windows(2) {
         assert!(w[0].0 + w[0].1 <= w[1].0, "{} overlaps {}", w[0].2, w[1].2);
     }
-    for b in BLOCKS {
+    for b in MAP {
         assert!(b.size.is_power_of_two(), "{}", b.name);
         assert_eq!(b.base % b.size, 0, "{} not aligned to its size", b.name);
         assert!(b.base + b.size <= CSR_WINDOW_SIZE, "{}", b.name);
@@ -54,7 +116,7 @@ fn blocks_fit_the_window_without_overlap() {
 
 #[test]
 fn no_two_registers_share_an_address() {
-    for b in BLOCKS {
+    for b in MAP {
         let mut seen: BTreeMap<u32, (&str, u32)> = BTreeMap::new();
         for r in b.registers {
             assert!(
@@ -85,7 +147,7 @@ fn no_two_registers_share_an_address() {
 
 #[test]
 fn fields_fit_and_do_not_overlap() {
-    for b in BLOCKS {
+    for b in MAP {
         for r in b.registers {
             assert!(!r.fields.is_empty(), "{}.{} has no fields", b.name, r.name);
             let mut used = 0u64;
@@ -114,7 +176,7 @@ fn fields_fit_and_do_not_overlap() {
 #[test]
 fn names_are_unique_and_well_formed() {
     let mut blocks = BTreeSet::new();
-    for b in BLOCKS {
+    for b in MAP {
         assert!(is_lower_ident(b.name), "{}", b.name);
         assert!(blocks.insert(b.name), "block {} twice", b.name);
         assert!(!b.doc.trim().is_empty(), "{} undocumented", b.name);

@@ -1,0 +1,296 @@
+//! The host queues as a Rust model over [`AxiMem`]: receive and completion
+//! rings in host memory in the formats of `roce_regs::queue`, seen from
+//! both sides. The host side posts receive WQEs and polls CQEs (what the
+//! host library will do); the NIC side is the reference behaviour of
+//! `host_if`'s receive half: it answers `resp_exec`'s receive-WQE lookup
+//! (`m_rq_req_*` → `s_rq_resp_*`) from the RQ ring and turns its
+//! completions (`m_rcqe_*`) into CQEs. A hardware bench runs `host_if`
+//! against the same memory and compares CQE bytes with this model's.
+
+use crate::axi_mem::AxiMem;
+use roce_regs::queue::{cqe, ring, Cqe, RecvWqe, WcFlag, WcOpcode, WcStatus, CQE_SIZE, RWQE_SIZE};
+
+/// A ring in host memory: `2^log_size` entries of `entry` bytes at `base`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ring {
+    pub base: u64,
+    pub log_size: u32,
+    pub entry: u32,
+    /// Producer index (free-running, 16 bits).
+    pub pi: u32,
+    /// Consumer index (free-running, 16 bits).
+    pub ci: u32,
+}
+
+impl Ring {
+    /// An empty ring.
+    pub fn new(base: u64, log_size: u32, entry: u32) -> Ring {
+        assert!(log_size <= roce_regs::queue::LOG_SIZE_MAX);
+        assert_eq!(
+            base % entry as u64,
+            0,
+            "ring base aligned to its entry size"
+        );
+        Ring {
+            base,
+            log_size,
+            entry,
+            pi: 0,
+            ci: 0,
+        }
+    }
+
+    /// Address of index `i`'s slot.
+    pub fn addr(&self, i: u32) -> u64 {
+        self.base + ring::slot(i, self.log_size) as u64 * self.entry as u64
+    }
+}
+
+/// Why a ring operation did not happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RingError {
+    /// The producer found the ring full (a CQ overrun on the NIC side).
+    Full,
+}
+
+/// A receive queue: the host posts, the NIC consumes.
+#[derive(Clone, Debug)]
+pub struct RecvQueue {
+    pub ring: Ring,
+}
+
+impl RecvQueue {
+    /// An empty RQ of `2^log_size` receive WQEs at `base`.
+    pub fn new(base: u64, log_size: u32) -> RecvQueue {
+        RecvQueue {
+            ring: Ring::new(base, log_size, RWQE_SIZE),
+        }
+    }
+
+    /// Host: write `w` at the producer index and ring the doorbell (the
+    /// new producer index is `ring.pi`).
+    pub fn post(&mut self, mem: &mut AxiMem, w: &RecvWqe) -> Result<(), RingError> {
+        let r = &mut self.ring;
+        if !ring::has_room(r.pi, r.ci, r.log_size) {
+            return Err(RingError::Full);
+        }
+        mem.poke(r.addr(r.pi), &w.pack());
+        r.pi = ring::next(r.pi);
+        Ok(())
+    }
+
+    /// NIC: the WQE at the consumer index, if one is posted.
+    pub fn head(&self, mem: &AxiMem) -> Option<(u32, RecvWqe)> {
+        let r = &self.ring;
+        (ring::fill(r.pi, r.ci) > 0).then(|| {
+            (
+                r.ci,
+                RecvWqe::unpack(&mem.peek(r.addr(r.ci), RWQE_SIZE as usize)),
+            )
+        })
+    }
+
+    /// NIC: consume the head WQE.
+    pub fn pop(&mut self) {
+        assert!(ring::fill(self.ring.pi, self.ring.ci) > 0);
+        self.ring.ci = ring::next(self.ring.ci);
+    }
+}
+
+/// A completion queue: the NIC produces, the host polls by phase.
+#[derive(Clone, Debug)]
+pub struct CompletionQueue {
+    pub ring: Ring,
+}
+
+impl CompletionQueue {
+    /// An empty CQ of `2^log_size` CQEs at `base` (the memory there must be
+    /// zero: a zeroed ring is empty under the phase rule).
+    pub fn new(base: u64, log_size: u32) -> CompletionQueue {
+        CompletionQueue {
+            ring: Ring::new(base, log_size, CQE_SIZE),
+        }
+    }
+
+    /// Zero the ring's memory.
+    pub fn clear(&self, mem: &mut AxiMem) {
+        let n = (CQE_SIZE as usize) << self.ring.log_size;
+        mem.poke(self.ring.base, &vec![0u8; n]);
+    }
+
+    /// NIC: write `c` (its phase set here) at the producer index. The
+    /// host's consumer index is `ring.ci` (the `db.cq_ci` doorbell).
+    pub fn push(&mut self, mem: &mut AxiMem, c: &Cqe) -> Result<(), RingError> {
+        let r = &mut self.ring;
+        if !ring::has_room(r.pi, r.ci, r.log_size) {
+            return Err(RingError::Full);
+        }
+        let mut c = *c;
+        c.phase = cqe::phase(r.pi, r.log_size);
+        mem.poke(r.addr(r.pi), &c.pack());
+        r.pi = ring::next(r.pi);
+        Ok(())
+    }
+
+    /// Host: the next CQE if the NIC has written it (phase rule; no
+    /// producer index read), consumed.
+    pub fn poll(&mut self, mem: &AxiMem) -> Option<Cqe> {
+        let r = &mut self.ring;
+        let c = Cqe::unpack(&mem.peek(r.addr(r.ci), CQE_SIZE as usize));
+        (c.phase == cqe::phase(r.ci, r.log_size)).then(|| {
+            r.ci = ring::next(r.ci);
+            c
+        })
+    }
+}
+
+/// `resp_exec`'s receive-WQE answer (`s_rq_resp_{ok,key,va,len}`): its
+/// first SGE, or not ok when the ring is empty or the WQE has no SGE.
+pub fn rq_resp(w: Option<&RecvWqe>) -> (bool, u32, u64, u32) {
+    match w {
+        Some(w) if w.num_sge >= 1 => (true, w.sge[0].lkey, w.sge[0].addr, w.sge[0].length),
+        _ => (false, 0, 0, 0),
+    }
+}
+
+/// The CQE for one of `resp_exec`'s receive completions (`m_rcqe_*`: QPN,
+/// status, BTH opcode, length, immediate or invalidated R_Key) of the WQE
+/// `wr_id` at ring index `wqe_index`. `st` is the `RCQE_*` status mapped:
+/// `RCQE_OK` → `success`, `RCQE_LOC_LEN` → `loc-len-err`,
+/// `RCQE_LOC_QP_OP` → `loc-qp-op-err`, `RCQE_FAILED` (the QP failed with
+/// the WQE in use; `resp_exec` does not say why) → `general-err`.
+pub fn rcqe_to_cqe(
+    qpn: u32,
+    st: WcStatus,
+    bth_opcode: u8,
+    len: u32,
+    imm: u32,
+    wr_id: u64,
+    wqe_index: u32,
+) -> Cqe {
+    // RC and UC share the low five bits; UD SEND ONLY (+IMM) is 0x64/0x65.
+    let (write_imm, imm_f, inv_f) = match bth_opcode & 0x1F {
+        0x09 | 0x0B => (true, true, false),
+        0x03 | 0x05 => (false, true, false),
+        0x16 | 0x17 if bth_opcode < 0x20 => (false, false, true),
+        _ => (false, false, false),
+    };
+    let ok = st == WcStatus::Success;
+    let mut flags = 0;
+    if ok && imm_f {
+        flags |= WcFlag::WithImm.value() as u8;
+    }
+    if ok && inv_f {
+        flags |= WcFlag::WithInv.value() as u8;
+    }
+    Cqe {
+        wr_id,
+        byte_len: if ok { len } else { 0 },
+        imm_inv: if flags != 0 { imm } else { 0 },
+        qpn,
+        src_qp: 0,
+        wqe_index: wqe_index as u16,
+        status: st.value() as u8,
+        opcode: if write_imm && ok {
+            WcOpcode::RecvRdmaWithImm
+        } else {
+            WcOpcode::Recv
+        }
+        .value() as u8,
+        flags,
+        phase: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::axi_mem::AxiMemTiming;
+    use roce_regs::queue::Sge;
+
+    fn mem() -> AxiMem {
+        AxiMem::new(8, 1, AxiMemTiming::FAST)
+    }
+
+    #[test]
+    fn receive_ring_serves_wqes_in_order_and_wraps() {
+        let mut m = mem();
+        let mut rq = RecvQueue::new(0x1_0000, 2);
+        let mut next_id = 0u64;
+        let mut served = 0u64;
+        for round in 0..10 {
+            while rq.post(&mut m, &wqe(next_id)).is_ok() {
+                next_id += 1;
+            }
+            assert_eq!(ring::fill(rq.ring.pi, rq.ring.ci), 4, "round {round}");
+            for _ in 0..(1 + round % 4) {
+                let (i, w) = rq.head(&m).unwrap();
+                assert_eq!(i, served as u32 & 0xFFFF);
+                assert_eq!(w.wr_id, served);
+                assert_eq!(rq_resp(Some(&w)), (true, 7, 0x8000 + served, 64));
+                rq.pop();
+                served += 1;
+            }
+        }
+        assert!(!rq_resp(None).0);
+    }
+
+    fn wqe(id: u64) -> RecvWqe {
+        let mut w = RecvWqe {
+            wr_id: id,
+            num_sge: 1,
+            ..Default::default()
+        };
+        w.sge[0] = Sge {
+            addr: 0x8000 + id,
+            length: 64,
+            lkey: 7,
+        };
+        w
+    }
+
+    #[test]
+    fn completion_ring_is_polled_by_phase_over_many_passes() {
+        let mut m = mem();
+        let mut cq = CompletionQueue::new(0x2_0000, 3);
+        cq.clear(&mut m);
+        assert_eq!(cq.poll(&m), None, "a zeroed ring is empty");
+        let mut host = cq.clone();
+        for n in 0..100u64 {
+            let c = rcqe_to_cqe(5, WcStatus::Success, 0x05, n as u32, 0xABCD, n, n as u32);
+            cq.push(&mut m, &c).unwrap();
+            let got = host.poll(&m).unwrap();
+            assert_eq!((got.wr_id, got.byte_len), (n, n as u32));
+            assert_eq!(host.poll(&m), None, "entry {n}: nothing beyond");
+            cq.ring.ci = host.ring.ci; // the cq_ci doorbell
+        }
+        // Overrun: the NIC refuses to overwrite what the host has not taken.
+        for n in 0..8 {
+            cq.push(
+                &mut m,
+                &Cqe {
+                    wr_id: n,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        }
+        assert_eq!(cq.push(&mut m, &Cqe::default()), Err(RingError::Full));
+    }
+
+    #[test]
+    fn receive_completions_take_ibverbs_codes() {
+        let c = rcqe_to_cqe(3, WcStatus::Success, 0x0B, 0, 0x1234, 9, 2);
+        assert_eq!(c.opcode, WcOpcode::RecvRdmaWithImm.value() as u8);
+        assert_eq!(c.flags, WcFlag::WithImm.value() as u8);
+        assert_eq!(c.imm_inv, 0x1234);
+        let c = rcqe_to_cqe(3, WcStatus::Success, 0x17, 100, 0x55, 9, 2);
+        assert_eq!(c.opcode, WcOpcode::Recv.value() as u8);
+        assert_eq!(c.flags, WcFlag::WithInv.value() as u8);
+        let c = rcqe_to_cqe(3, WcStatus::Success, 0x24, 100, 0x55, 9, 2);
+        assert_eq!((c.flags, c.imm_inv, c.byte_len), (0, 0, 100));
+        let c = rcqe_to_cqe(3, WcStatus::LocLenErr, 0x04, 100, 0, 9, 2);
+        assert_eq!(c.status, WcStatus::LocLenErr.value() as u8);
+        assert_eq!(c.opcode, WcOpcode::Recv.value() as u8);
+    }
+}
