@@ -30,6 +30,22 @@ use roce_sim::rng::Rng;
 use roce_wire::Pmtu;
 use std::collections::{HashMap, VecDeque};
 
+/// The ACK opcode, from roce-wire's table.
+const ACK_OPCODE: u8 = {
+    let mut i = 0;
+    let mut code = 0;
+    while i < roce_wire::opcode::TABLE.len() {
+        let t = &roce_wire::opcode::TABLE[i];
+        if matches!(t.kind, roce_wire::OpKind::Acknowledge)
+            && matches!(t.transport, roce_wire::Transport::Rc)
+        {
+            code = t.code;
+        }
+        i += 1;
+    }
+    code
+};
+
 // `roce_hw` port codes (roce-hw is a build dependency only).
 const OP_SEND: u64 = 0;
 const OP_SEND_IMM: u64 = 1;
@@ -1236,6 +1252,9 @@ const IP_B: [u8; 4] = [10, 0, 0, 2];
 
 struct RunResult {
     cycles: u64,
+    /// B's ACKs: cycles from the last beat of the request they answer
+    /// (same PSN) into B's MAC input to the ACK's first beat out.
+    b_ack_latency: Vec<u64>,
     a_to_b_bytes: u64,
     link: [LinkStats; 2],
     retx: [u32; 2],
@@ -1284,6 +1303,7 @@ fn hw_hw(seed: u64, m: Mix, f: Faults, both: bool, timeout: u8, stall: u32) -> R
     let mut quiet_until = u64::MAX;
     let mut done_at = 0;
     let start = a.cycle;
+    let mut b_acks: Vec<(u32, u64)> = Vec::new();
     loop {
         let done = a.completions == want_a && b.completions == want_b;
         if done && quiet_until == u64::MAX {
@@ -1324,7 +1344,12 @@ fn hw_hw(seed: u64, m: Mix, f: Faults, both: bool, timeout: u8, stall: u32) -> R
         while let Some((_, fr)) = a.tx_out.pop_front() {
             ab.send(&mut lrng, now, fr);
         }
-        while let Some((_, fr)) = b.tx_out.pop_front() {
+        while let Some((first, fr)) = b.tx_out.pop_front() {
+            if let Ok(f) = roce_wire::Frame::parse(&fr) {
+                if f.repr.bth.opcode.0 == ACK_OPCODE {
+                    b_acks.push((f.repr.bth.psn.value(), first));
+                }
+            }
             ba.send(&mut lrng, now, fr);
         }
         ab.deliver(now, &mut b.rx_q);
@@ -1386,7 +1411,22 @@ fn hw_hw(seed: u64, m: Mix, f: Faults, both: bool, timeout: u8, stall: u32) -> R
         done_at,
         done_at - start
     );
+    // The request each ACK answers: the first frame into B with its PSN
+    // that asked for an ACK.
+    let mut req_last: HashMap<u32, u64> = HashMap::new();
+    for (c, fr) in &b.rx_last_beats {
+        if let Ok(f) = roce_wire::Frame::parse(fr) {
+            if f.repr.bth.ack_req {
+                req_last.entry(f.repr.bth.psn.value()).or_insert(*c);
+            }
+        }
+    }
+    let b_ack_latency = b_acks
+        .iter()
+        .filter_map(|(psn, t)| req_last.get(psn).map(|r| t - r))
+        .collect();
     RunResult {
+        b_ack_latency,
         cycles: done_at - start,
         a_to_b_bytes: ta.write_bytes,
         link: [ab.st, ba.st],
@@ -1445,6 +1485,32 @@ fn hw_to_hw_every_verb_faulty_link() {
         "the link dropped and corrupted frames: {l:?} {m:?}"
     );
     assert!(r.retx[0] + r.retx[1] > 0, "the requesters retransmitted");
+}
+
+/// The ACK latency of the transport (issue 35's goal: at most 32 cycles
+/// at W=64 from a request's last beat into `roce_rx` to its ACK's first
+/// beat out of `roce_tx`): 64-byte WRITEs, each asking for its ACK, on
+/// one QP, lossless, every port ready. Printed for docs/BENCHMARKS.md.
+#[test]
+fn ack_latency() {
+    let seed = Rng::seed_from_env("ack_latency", 0x7c0_0005);
+    let m = Mix {
+        nq: 1,
+        msgs: 40,
+        pmtu: Pmtu::Mtu1024,
+        only_write: Some(64),
+    };
+    let r = hw_hw(seed, m, LOSSLESS, false, 7, 0);
+    let mut l = r.b_ack_latency.clone();
+    assert!(l.len() >= 20, "ACKs matched to their WRITEs: {}", l.len());
+    l.sort_unstable();
+    let (min, med, max) = (l[0], l[l.len() / 2], l[l.len() - 1]);
+    println!(
+        "ACK latency W=64, 64-byte WRITEs: min {min}, median {med}, max {max} cycles over {} ACKs",
+        l.len()
+    );
+    // Around today's figure, so a regression shows; the goal is 32.
+    assert!(min <= 120, "ACK latency {min}");
 }
 
 /// Goodput of 4 KiB WRITEs from A to B (PMTU 4096, 4 QPs, 8 WQEs each in
