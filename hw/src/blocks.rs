@@ -541,10 +541,10 @@ fn req_engine(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'stati
 
 /// `rc_transport` Verilog and parameters; `small` selects the 64-QP build.
 fn rc_transport(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
-    let (qps, wqes, mrs, tick) = if small {
-        (64, 8, 64, SMALL_TICK)
+    let (qps, wqes, mrs, pt, tick) = if small {
+        (64, 8, 64, 1 << 8, SMALL_TICK)
     } else {
-        (1024, 4, 4096, DEFAULT_TICK)
+        (1024, 4, 4096, 1 << 13, DEFAULT_TICK)
     };
     let params = vec![
         ("W", width as u64),
@@ -552,9 +552,24 @@ fn rc_transport(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'sta
         ("QPS", qps),
         ("WQES_PER_QP", wqes),
         ("MRS", mrs),
+        ("PT_ENTRIES", pt),
         ("TICK_CYCLES", tick as u64),
         ("QP_CTX_BITS", crate::csr::QP_CTX_BITS as u64),
         ("QP_READ_LATENCY", 2),
+        // Port codes, for benches and harnesses.
+        ("OP_SEND", crate::req_engine::OP_SEND),
+        ("OP_SEND_IMM", crate::req_engine::OP_SEND_IMM),
+        ("OP_SEND_INV", crate::req_engine::OP_SEND_INV),
+        ("OP_WRITE", crate::req_engine::OP_WRITE),
+        ("OP_WRITE_IMM", crate::req_engine::OP_WRITE_IMM),
+        ("OP_READ", crate::req_engine::OP_READ),
+        ("OP_CMP_SWAP", crate::req_engine::OP_CMP_SWAP),
+        ("OP_FETCH_ADD", crate::req_engine::OP_FETCH_ADD),
+        ("ST_SUCCESS", crate::req_engine::ST_SUCCESS),
+        ("RSP_EV_INIT", crate::resp_chk::EV_INIT),
+        ("RSP_EV_POST_RECV", crate::resp_chk::EV_POST_RECV),
+        ("RSP_EV_CLEAR", crate::resp_chk::EV_CLEAR),
+        ("REQ_EV_INIT", crate::req_engine::EV_INIT),
     ];
     let v = match (width, small) {
         (64, false) => emit(RcTransport64::new(tick)),

@@ -212,6 +212,20 @@ impl AxiMemTiming {
         stall_permille: 0,
         gap_permille: 0,
     };
+
+    /// `FAST` for `stall` = 0; else latency 1 to 24 cycles, with `stall`
+    /// per mille of cycles split between not-ready and gaps.
+    pub fn with_stalls(stall: u32) -> AxiMemTiming {
+        if stall == 0 {
+            return AxiMemTiming::FAST;
+        }
+        AxiMemTiming {
+            lat_min: 1,
+            lat_max: 24,
+            stall_permille: stall / 2,
+            gap_permille: stall / 2,
+        }
+    }
 }
 
 #[derive(Debug)]

@@ -78,11 +78,100 @@ enum Command {
         #[command(subcommand)]
         what: FuzzWhat,
     },
+    /// Two simulated NICs doing RDMA over a simulated link (the main job):
+    /// perftest-style workloads from NIC A to NIC B, every byte checked
+    /// where it lands, and a report (bandwidth, message rate, latency
+    /// percentiles, retransmissions, NAKs and drops by reason from the
+    /// NICs' counters). Exit 1 when a check fails or the run hangs (the
+    /// message names the QP and message), 2 for bad arguments.
+    Run(Box<RunArgs>),
     /// Simulated datapath benchmarks.
     Bench {
         #[command(subcommand)]
         what: BenchWhat,
     },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The workload.
+    #[arg(long, value_enum, default_value_t = roce_sim::run::Test::Write)]
+    test: roce_sim::run::Test,
+    /// Message size in bytes (atomics: 8; mixed: the largest).
+    #[arg(long, default_value_t = 4096, value_parser = num_max(1 << 20))]
+    size: u32,
+    /// Messages per QP.
+    #[arg(long, default_value_t = 500, value_parser = at_least(1))]
+    iters: u64,
+    /// QPs (the hardware build has 64).
+    #[arg(long, default_value_t = 2, value_parser = num_max(1 << 24))]
+    qps: u32,
+    /// SEND and WRITE with immediate data.
+    #[arg(long)]
+    imm: bool,
+    /// NIC B runs the same workload toward NIC A at the same time.
+    #[arg(long)]
+    bidir: bool,
+    /// Inline SENDs (needs the host interface, not built yet: refused).
+    #[arg(long)]
+    inline: bool,
+    /// Messages outstanding per QP (perftest's tx-depth).
+    #[arg(long, default_value_t = 8, value_parser = num_max(256))]
+    depth: u32,
+    /// Path MTU in bytes (256, 512, 1024, 2048, 4096).
+    #[arg(long, default_value = "4096", value_parser = mtu)]
+    pmtu: u32,
+    /// NIC A (the requester): hw (Verilated rc_transport) or model.
+    #[arg(long, value_enum, default_value_t = roce_sim::run::Engine::Hw)]
+    a: roce_sim::run::Engine,
+    /// NIC B (the responder): hw or model.
+    #[arg(long, value_enum, default_value_t = roce_sim::run::Engine::Hw)]
+    b: roce_sim::run::Engine,
+    /// Link latency in cycles, each way (156 = 1 µs at 156.25 MHz).
+    #[arg(long, default_value_t = 156, value_parser = at_least(0))]
+    latency: u64,
+    /// Link bandwidth in bytes per cycle (8 = W/8 at W = 64, line rate).
+    #[arg(long, default_value_t = 8.0)]
+    bandwidth: f64,
+    /// Frames dropped, percent (each direction).
+    #[arg(long, default_value = "0.1", value_parser = percent)]
+    drop: u32,
+    /// Frames duplicated, percent.
+    #[arg(long, default_value = "0", value_parser = percent)]
+    dup: u32,
+    /// Frames reordered, percent.
+    #[arg(long, default_value = "0", value_parser = percent)]
+    reorder: u32,
+    /// Frames corrupted (one bit past the Ethernet header), percent.
+    #[arg(long, default_value = "0", value_parser = percent)]
+    corrupt: u32,
+    /// Mark ECN CE on frames that find more than this many bytes queued.
+    #[arg(long, value_parser = at_least(0))]
+    ecn_threshold: Option<u64>,
+    /// Seed (decimal or 0x hex).
+    #[arg(long, default_value = "1", value_parser = number)]
+    seed: u64,
+    /// Clock for the figures in Gb/s and µs, MHz.
+    #[arg(long, default_value_t = 156.25)]
+    clock_mhz: f64,
+    /// Local ACK timeout code (4.096 µs · 2^t at the clock).
+    #[arg(long, default_value_t = 7, value_parser = num_max(31))]
+    timeout: u32,
+    /// Memory latency and backpressure on the hardware NICs, per mille.
+    #[arg(long, default_value_t = 0, value_parser = num_max(999))]
+    stall: u32,
+    /// Write the report as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Capture both directions of the link (as sent) to this pcap.
+    #[arg(long)]
+    pcap: Option<PathBuf>,
+    /// Write a VCD of the first hardware NIC to this file.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Subcommand)]
@@ -257,6 +346,7 @@ fn main() -> ExitCode {
                     max_payload,
                 },
         } => fuzz_rx(width, frames, seed, max_payload as usize),
+        Command::Run(a) => run(&a),
         Command::Bench {
             what: BenchWhat::Datapath { width },
         } => {
@@ -265,6 +355,116 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+fn run(a: &RunArgs) -> ExitCode {
+    use roce_sim::run::{Engine as E, LinkConfig, Scenario, Test};
+    use std::io::IsTerminal;
+    let test = a.test;
+    let atomic = matches!(test, Test::AtomicFa | Test::AtomicCs);
+    let sc = Scenario {
+        test,
+        // An atomic's size is 8 whatever the default says.
+        size: if atomic { 8 } else { a.size },
+        iters: a.iters,
+        qps: a.qps,
+        imm: a.imm,
+        depth: a.depth as usize,
+        pmtu: roce_wire::Pmtu::ALL
+            .into_iter()
+            .find(|p| u32::from(p.code()) == a.pmtu)
+            .expect("checked by the parser"),
+        link: LinkConfig {
+            latency: a.latency,
+            bytes_per_cycle: a.bandwidth,
+            drop_ppm: a.drop,
+            dup_ppm: a.dup,
+            reorder_ppm: a.reorder,
+            corrupt_ppm: a.corrupt,
+            ecn_threshold: a.ecn_threshold,
+        },
+        seed: a.seed,
+        engines: [a.a, a.b],
+        clock_mhz: a.clock_mhz,
+        timeout: a.timeout as u8,
+        stall: a.stall,
+        hang_cycles: Scenario::default_run().hang_cycles,
+        progress: !a.quiet && io::stderr().is_terminal(),
+        record_rx: false,
+        bidir: a.bidir,
+    };
+    let bad = |msg: String| {
+        eprintln!("roce-sim run: error: {msg}");
+        ExitCode::from(2)
+    };
+    if a.inline {
+        return bad("--inline needs the host interface (host_if), which is not built yet".into());
+    }
+    if atomic && a.size != 4096 && a.size != 8 {
+        return bad(format!("--size {}: atomics are 8 bytes", a.size));
+    }
+    if let Err(e) = sc.validate() {
+        return bad(e);
+    }
+    if a.trace.is_some() && !sc.engines.contains(&E::Hw) {
+        return bad("--trace needs a hardware NIC (--a hw or --b hw)".into());
+    }
+    // Outputs are created before the run, so a bad path fails at once.
+    let create = |p: &Option<PathBuf>| match p {
+        Some(p) => std::fs::File::create(p)
+            .map(Some)
+            .map_err(|e| format!("cannot create {}: {e}", p.display())),
+        None => Ok(None),
+    };
+    let (json, pcap) = match (create(&a.json), create(&a.pcap)) {
+        (Ok(j), Ok(p)) => (j, p),
+        (Err(e), _) | (_, Err(e)) => return bad(e),
+    };
+    let (report, out) = match roce_sim::run::run(&sc, a.trace.as_deref()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("roce-sim run: FAILED: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    print!("{}", report.text());
+    if let Some(f) = json {
+        let mut w = BufWriter::new(f);
+        if let Err(e) = serde_json::to_writer_pretty(&mut w, &report.json())
+            .map_err(io::Error::from)
+            .and_then(|_| w.flush())
+        {
+            return fail(format_args!("writing the JSON report: {e}"));
+        }
+    }
+    if let Some(f) = pcap {
+        let written = (|| -> Result<(), pcap_file::PcapError> {
+            let mut w = pcap_file::pcap::PcapWriter::new(BufWriter::new(f))?;
+            let mut frames = out.frames;
+            frames.sort_by_key(|f| f.0);
+            for (cycle, _, fr) in &frames {
+                let ts =
+                    std::time::Duration::from_nanos((*cycle as f64 * 1000.0 / sc.clock_mhz) as u64);
+                w.write_packet(&pcap_file::pcap::PcapPacket::new(ts, fr.len() as u32, fr))?;
+            }
+            w.into_writer()
+                .flush()
+                .map_err(pcap_file::PcapError::IoError)
+        })();
+        if let Err(e) = written {
+            return fail(format_args!("writing the pcap: {e}"));
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// A percentage (0 to 50) as parts per million.
+fn percent(s: &str) -> Result<u32, String> {
+    let v: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if !(0.0..=50.0).contains(&v) {
+        return Err(format!("{v} is not between 0 and 50 (percent)"));
+    }
+    Ok((v * 10_000.0).round() as u32)
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {

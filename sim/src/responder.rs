@@ -135,16 +135,7 @@ pub struct HwResponder<M: Memory> {
 
 impl<M: Memory> HwResponder<M> {
     pub fn new(seed: u64, mrs: M, ctx: Vec<[u32; CTX_WORDS]>, stall: u32) -> HwResponder<M> {
-        let timing = if stall > 0 {
-            AxiMemTiming {
-                lat_min: 1,
-                lat_max: 24,
-                stall_permille: stall / 2,
-                gap_permille: stall / 2,
-            }
-        } else {
-            AxiMemTiming::FAST
-        };
+        let timing = AxiMemTiming::with_stalls(stall);
         let axi = AxiMem::new(8, seed ^ 0xa, timing);
         let mut h = HwResponder {
             d: RespTopSmallW64::new(),

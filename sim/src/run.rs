@@ -1,0 +1,1162 @@
+//! `roce-sim run`: two simulated NICs ([`crate::nic`]) doing RDMA over a
+//! simulated link, perftest-style workloads, every byte checked where it
+//! lands, and a report.
+//!
+//! **Workload.** NIC A's requester sends `iters` messages on each of `qps`
+//! QPs to NIC B, at most `depth` outstanding per QP (perftest's tx-depth);
+//! with `bidir`, B does the same toward A at the same time.
+//! Buffers are slots reused round-robin (`2·depth` per QP and kind), so
+//! memory stays small whatever the message count; the slot a message uses
+//! is not reused before that message has completed and been checked.
+//! Payloads are a pseudo-random pattern of (seed, QP, message).
+//!
+//! **Checks**, each naming the QP and message when it fails:
+//! - every send completion, in order per QP: wr_id, success, opcode, bytes;
+//! - WRITE: at its completion, B's target slot holds the message's bytes
+//!   (the ACK that completes it says the data is in memory);
+//! - READ: at its completion, A's destination slot holds B's bytes;
+//! - FETCH & ADD and CMP & SWAP: the original value returned is the one
+//!   in-order execution gives, and B's word holds the final value at the end;
+//! - SEND and the immediate of WRITE with immediate: every receive
+//!   completion at B, in order: length, immediate, the bytes in its buffer;
+//! - nothing else completes in a quiet period after the last completion,
+//!   no QP went to Error, no AXI rule broken, and (hardware) no byte written
+//!   outside the registered buffers;
+//! - no completion for `hang_cycles`: a hang, reported with what each NIC
+//!   is waiting for.
+//!
+//! **Link.** Per direction: latency, bandwidth (bytes per cycle, with
+//! Ethernet's preamble, FCS and inter-frame gap counted), seeded drop,
+//! duplicate, reorder and corrupt rates, and ECN CE marking of frames that
+//! find more than a threshold of bytes queued.
+
+use crate::nic::{
+    hw_param, HwNic, Layout, QpSetup, RecvWr, Region, SendWr, SimNic, SoftNic, Station, Verb,
+};
+use crate::rng::Rng;
+use roce_transport::WcOpcode;
+use roce_wire::Pmtu;
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+
+/// Preamble + SFD (8), FCS (4) and inter-frame gap (12): bytes a frame
+/// occupies on the wire beyond what the MAC stream carries.
+pub const WIRE_OVERHEAD: u64 = 24;
+
+/// The workload.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Test {
+    /// SEND (with `imm`: SEND with immediate).
+    Send,
+    /// RDMA WRITE (with `imm`: WRITE with immediate).
+    Write,
+    /// RDMA READ.
+    Read,
+    /// FETCH & ADD.
+    AtomicFa,
+    /// CMP & SWAP.
+    AtomicCs,
+    /// Every verb at random, lengths up to `size`, buffers unaligned.
+    Mixed,
+}
+
+impl Test {
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::Send => "send",
+            Test::Write => "write",
+            Test::Read => "read",
+            Test::AtomicFa => "atomic-fa",
+            Test::AtomicCs => "atomic-cs",
+            Test::Mixed => "mixed",
+        }
+    }
+}
+
+/// Which implementation a NIC of the run is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// The Verilated `rc_transport` with the bench's host around it.
+    Hw,
+    /// The transport model (roce-transport).
+    Model,
+}
+
+/// One direction of the link.
+#[derive(Copy, Clone, Debug)]
+pub struct LinkConfig {
+    /// Cycles from a frame's first beat out to its first beat in.
+    pub latency: u64,
+    /// Bytes per cycle (the MAC's W/8 at line rate).
+    pub bytes_per_cycle: f64,
+    /// Faults, per million frames.
+    pub drop_ppm: u32,
+    /// Duplicated frames, per million.
+    pub dup_ppm: u32,
+    /// Frames swapped with the one before, per million.
+    pub reorder_ppm: u32,
+    /// Frames with one bit flipped past the Ethernet header, per million.
+    pub corrupt_ppm: u32,
+    /// Mark CE on frames that find more than this many bytes queued.
+    pub ecn_threshold: Option<u64>,
+}
+
+/// A whole scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The workload.
+    pub test: Test,
+    /// Message size in bytes (atomics: 8).
+    pub size: u32,
+    /// Messages per QP.
+    pub iters: u64,
+    /// QPs.
+    pub qps: u32,
+    /// SEND and WRITE with immediate.
+    pub imm: bool,
+    /// Messages outstanding per QP.
+    pub depth: usize,
+    /// Path MTU.
+    pub pmtu: Pmtu,
+    /// The link (both directions alike).
+    pub link: LinkConfig,
+    /// Seed of everything random.
+    pub seed: u64,
+    /// NIC A (requester) and NIC B (responder).
+    pub engines: [Engine; 2],
+    /// Clock for the figures in Gb/s and µs.
+    pub clock_mhz: f64,
+    /// Local ACK timeout code (4.096 µs · 2^timeout).
+    pub timeout: u8,
+    /// Memory latency and backpressure, per mille (hardware NICs).
+    pub stall: u32,
+    /// Cycles without a completion that count as a hang.
+    pub hang_cycles: u64,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+    /// Keep every frame each NIC took in ([`Outputs::rx`]).
+    pub record_rx: bool,
+    /// B runs the same workload toward A at the same time.
+    pub bidir: bool,
+}
+
+impl Scenario {
+    /// The default scenario (`roce-sim run` without arguments).
+    pub fn default_run() -> Scenario {
+        Scenario {
+            test: Test::Write,
+            size: 4096,
+            iters: 500,
+            qps: 2,
+            imm: false,
+            depth: 8,
+            pmtu: Pmtu::Mtu4096,
+            link: LinkConfig {
+                latency: 156,
+                bytes_per_cycle: 8.0,
+                drop_ppm: 1000,
+                dup_ppm: 0,
+                reorder_ppm: 0,
+                corrupt_ppm: 0,
+                ecn_threshold: None,
+            },
+            seed: 1,
+            engines: [Engine::Hw, Engine::Hw],
+            clock_mhz: 156.25,
+            timeout: 7,
+            stall: 0,
+            hang_cycles: 2_000_000,
+            progress: false,
+            record_rx: false,
+            bidir: false,
+        }
+    }
+
+    /// Checks the scenario against what the NICs can do.
+    pub fn validate(&self) -> Result<(), String> {
+        let hw = self.engines.contains(&Engine::Hw);
+        if self.qps == 0 {
+            return Err("--qps must be at least 1".into());
+        }
+        if hw && self.qps > hw_param("QPS") as u32 {
+            return Err(format!(
+                "--qps {}: the hardware build has {} QPs",
+                self.qps,
+                hw_param("QPS")
+            ));
+        }
+        if self.iters == 0 {
+            return Err("--iters must be at least 1".into());
+        }
+        if !(1..=256).contains(&self.depth) {
+            return Err(format!("--depth {}: 1 to 256", self.depth));
+        }
+        if self.size > 1 << 20 {
+            return Err(format!("--size {}: at most 1 MiB", self.size));
+        }
+        if matches!(self.test, Test::AtomicFa | Test::AtomicCs) && self.size != 8 {
+            return Err(format!("--size {}: atomics are 8 bytes", self.size));
+        }
+        if self.link.bytes_per_cycle <= 0.0 || !self.link.bytes_per_cycle.is_finite() {
+            return Err("--bandwidth must be a positive number of bytes per cycle".into());
+        }
+        for (n, v) in [
+            ("--drop", self.link.drop_ppm),
+            ("--dup", self.link.dup_ppm),
+            ("--reorder", self.link.reorder_ppm),
+            ("--corrupt", self.link.corrupt_ppm),
+        ] {
+            if v > 500_000 {
+                return Err(format!("{n}: at most 50 %"));
+            }
+        }
+        if self.clock_mhz <= 0.0 || !self.clock_mhz.is_finite() {
+            return Err("--clock-mhz must be positive".into());
+        }
+        if roce_wire::LocalAckTimeout::new(self.timeout).is_none() || self.timeout == 0 {
+            return Err(format!("--timeout {}: 1 to 31", self.timeout));
+        }
+        if self.stall >= 1000 {
+            return Err(format!("--stall {}: below 1000 per mille", self.stall));
+        }
+        Ok(())
+    }
+}
+
+/// Link counters of one direction.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct LinkStats {
+    /// Frames offered.
+    pub frames: u64,
+    /// Bytes offered (MAC stream bytes).
+    pub bytes: u64,
+    /// Dropped.
+    pub dropped: u64,
+    /// Duplicated.
+    pub duplicated: u64,
+    /// Reordered.
+    pub reordered: u64,
+    /// Corrupted.
+    pub corrupted: u64,
+    /// CE-marked.
+    pub ecn_marked: u64,
+}
+
+/// One direction of the link: frames with their delivery cycle.
+pub struct Link {
+    q: VecDeque<(u64, Vec<u8>)>,
+    cfg: LinkConfig,
+    /// Cycle (fractional) at which the wire is free again.
+    busy_until: f64,
+    /// What happened.
+    pub st: LinkStats,
+}
+
+impl Link {
+    /// An empty link.
+    pub fn new(cfg: LinkConfig) -> Link {
+        Link {
+            q: VecDeque::new(),
+            cfg,
+            busy_until: 0.0,
+            st: LinkStats::default(),
+        }
+    }
+
+    /// Frames in flight.
+    pub fn in_flight(&self) -> usize {
+        self.q.len()
+    }
+
+    /// A frame whose first beat left at cycle `now`.
+    pub fn send(&mut self, rng: &mut Rng, now: u64, mut fr: Vec<u8>) {
+        let chance = |rng: &mut Rng, ppm: u32| ppm > 0 && rng.below(1_000_000) < ppm as u64;
+        self.st.frames += 1;
+        self.st.bytes += fr.len() as u64;
+        let wire = (fr.len() as u64 + WIRE_OVERHEAD) as f64 / self.cfg.bytes_per_cycle;
+        let start = self.busy_until.max(now as f64);
+        let queued = (start - now as f64) * self.cfg.bytes_per_cycle;
+        self.busy_until = start + wire;
+        if chance(rng, self.cfg.drop_ppm) {
+            self.st.dropped += 1;
+            return;
+        }
+        if self.cfg.ecn_threshold.is_some_and(|t| queued > t as f64) && mark_ce(&mut fr) {
+            self.st.ecn_marked += 1;
+        }
+        if chance(rng, self.cfg.corrupt_ppm) {
+            self.st.corrupted += 1;
+            // A bit flipped past the Ethernet header: the IP checksum or
+            // the ICRC must catch it.
+            let i = 14 + rng.below(fr.len() as u64 - 14) as usize;
+            fr[i] ^= 1 << rng.below(8);
+        }
+        let t = (start as u64 + self.cfg.latency).max(self.q.back().map_or(0, |b| b.0));
+        if chance(rng, self.cfg.dup_ppm) {
+            self.st.duplicated += 1;
+            self.q.push_back((t, fr.clone()));
+        }
+        if chance(rng, self.cfg.reorder_ppm) && !self.q.is_empty() {
+            self.st.reordered += 1;
+            let n = self.q.len();
+            self.q.insert(n - 1, (t, fr));
+        } else {
+            self.q.push_back((t, fr));
+        }
+    }
+
+    /// Frames due by `now`, in order.
+    pub fn deliver(&mut self, now: u64) -> impl Iterator<Item = (u64, Vec<u8>)> + '_ {
+        let n = self.q.iter().take_while(|f| f.0 <= now).count();
+        self.q.drain(..n)
+    }
+}
+
+/// Sets ECN to CE in an untagged IPv4 or IPv6 frame (the IPv4 checksum
+/// redone; the ICRC masks the field). False if the frame is neither.
+pub fn mark_ce(fr: &mut [u8]) -> bool {
+    if fr.len() < 54 {
+        return false;
+    }
+    match u16::from_be_bytes([fr[12], fr[13]]) {
+        0x0800 => {
+            fr[15] |= 3;
+            fr[24] = 0;
+            fr[25] = 0;
+            let ihl = (fr[14] & 0xf) as usize * 4;
+            let c = !roce_wire::ipv4::ones_complement_sum(&fr[14..14 + ihl]);
+            fr[24..26].copy_from_slice(&c.to_be_bytes());
+            true
+        }
+        0x86DD => {
+            // Traffic class straddles bytes 0 and 1 of the header.
+            fr[15] |= 3 << 4;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The payload pattern of message `m` on QP `q`.
+fn pattern(seed: u64, q: u32, m: u64, len: u32) -> Vec<u8> {
+    Rng::new(seed ^ (q as u64) << 48 ^ m.wrapping_mul(0x9E37_79B9_7F4A_7C15)).bytes(len as usize)
+}
+
+/// One message in flight.
+#[derive(Clone, Debug)]
+struct Pending {
+    m: u64,
+    wr: SendWr,
+    posted: u64,
+    /// The bytes that must land (WRITE at B, READ at A) or the original
+    /// value an atomic must return.
+    want: Vec<u8>,
+}
+
+/// A receive completion B must give (in order per QP).
+#[derive(Clone, Debug)]
+struct WantRecv {
+    m: u64,
+    len: u32,
+    imm: Option<u32>,
+    /// The bytes (SEND only).
+    data: Option<Vec<u8>>,
+}
+
+/// Buffers of one QP (virtual addresses).
+#[derive(Clone, Copy, Debug)]
+struct Slots {
+    src: u64,
+    dst: u64,
+    rem_w: u64,
+    rem_r: u64,
+    rem_at: u64,
+    rcv: u64,
+}
+
+struct QpRun {
+    slots: Slots,
+    next: u64,
+    pending: VecDeque<Pending>,
+    want_recv: VecDeque<WantRecv>,
+    recv_posted: u64,
+    recv_done: u64,
+    atomic: u64,
+    done: u64,
+}
+
+/// A NIC's name, engine and counters by name.
+pub type NicCounters = (String, &'static str, Vec<(String, u64)>);
+
+/// The report of a run.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The scenario, as text.
+    pub scenario: String,
+    /// Messages completed (send side).
+    pub messages: u64,
+    /// Payload bytes moved by them.
+    pub bytes: u64,
+    /// Cycles from the first post to the last completion.
+    pub cycles: u64,
+    /// Latency of each message (post to completion), cycles, sorted.
+    pub latencies: Vec<u64>,
+    /// Link counters (A→B, B→A).
+    pub link: [LinkStats; 2],
+    /// Each NIC's name, engine and counters.
+    pub nics: Vec<NicCounters>,
+    /// Clock for the figures.
+    pub clock_mhz: f64,
+    /// The MAC's bytes per cycle.
+    pub line_bytes_per_cycle: f64,
+    /// Simulation wall time in seconds (not a performance figure).
+    pub wall_s: f64,
+}
+
+impl Report {
+    /// Bytes per cycle.
+    pub fn bytes_per_cycle(&self) -> f64 {
+        self.bytes as f64 / self.cycles.max(1) as f64
+    }
+    /// Gb/s at the clock.
+    pub fn gbps(&self) -> f64 {
+        self.bytes_per_cycle() * 8.0 * self.clock_mhz / 1000.0
+    }
+    /// Messages per second at the clock, in millions.
+    pub fn mmsgs(&self) -> f64 {
+        self.messages as f64 / self.cycles.max(1) as f64 * self.clock_mhz
+    }
+    /// Latency percentile `p` (0..=100), cycles.
+    pub fn latency(&self, p: f64) -> u64 {
+        if self.latencies.is_empty() {
+            return 0;
+        }
+        let i = ((p / 100.0) * (self.latencies.len() - 1) as f64).round() as usize;
+        self.latencies[i]
+    }
+    fn counter(&self, nic: usize, name: &str) -> u64 {
+        self.nics[nic]
+            .2
+            .iter()
+            .find(|c| c.0 == name)
+            .map_or(0, |c| c.1)
+    }
+
+    /// The report as text, in perftest's spirit.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        let us = |c: u64| c as f64 / self.clock_mhz;
+        let _ = writeln!(s, "{}", self.scenario);
+        let _ = writeln!(
+            s,
+            " #bytes moved   #msgs    cycles      BW [Gb/s @ {:.2} MHz]   B/cycle (of {:.0})   MsgRate [Mpps]",
+            self.clock_mhz, self.line_bytes_per_cycle
+        );
+        let _ = writeln!(
+            s,
+            " {:<13} {:<8} {:<11} {:<23.3} {:<20.3} {:.4}",
+            self.bytes,
+            self.messages,
+            self.cycles,
+            self.gbps(),
+            self.bytes_per_cycle(),
+            self.mmsgs()
+        );
+        let _ = writeln!(
+            s,
+            " latency post→completion [cycles]: p50 {} p90 {} p99 {} max {}  [µs]: p50 {:.2} p99 {:.2} max {:.2}",
+            self.latency(50.0),
+            self.latency(90.0),
+            self.latency(99.0),
+            self.latency(100.0),
+            us(self.latency(50.0)),
+            us(self.latency(99.0)),
+            us(self.latency(100.0)),
+        );
+        for (i, d) in ["A→B", "B→A"].iter().enumerate() {
+            let l = &self.link[i];
+            let _ = writeln!(
+                s,
+                " link {d}: {} frames, dropped {}, duplicated {}, reordered {}, corrupted {}, CE-marked {}",
+                l.frames, l.dropped, l.duplicated, l.reordered, l.corrupted, l.ecn_marked
+            );
+        }
+        for (i, (name, engine, c)) in self.nics.iter().enumerate() {
+            let get = |n: &str| self.counter(i, n);
+            let drops: Vec<String> = c
+                .iter()
+                .filter(|(n, v)| {
+                    *v > 0 && n.starts_with("rx_") && n != "rx_accept"
+                        || *v > 0 && (n.contains("drop") || n.contains("nak"))
+                })
+                .map(|(n, v)| format!("{n} {v}"))
+                .collect();
+            let _ = writeln!(
+                s,
+                " NIC {name} ({engine}): frames in {}, retransmitted {}, timeouts {}, seq NAKs sent {}, RNR NAKs sent {}, duplicates {}; drops and NAKs by reason: {}",
+                get("rx_accept"),
+                get("req_retx"),
+                get("req_retry_timeout"),
+                get("rsp_nak_psn_seq"),
+                get("rsp_rnr_nak"),
+                get("rsp_duplicate"),
+                if drops.is_empty() { "none".to_string() } else { drops.join(", ") }
+            );
+        }
+        s
+    }
+
+    /// The report as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        let link = |l: &LinkStats| {
+            serde_json::json!({
+                "frames": l.frames, "bytes": l.bytes, "dropped": l.dropped,
+                "duplicated": l.duplicated, "reordered": l.reordered,
+                "corrupted": l.corrupted, "ecn_marked": l.ecn_marked,
+            })
+        };
+        serde_json::json!({
+            "scenario": self.scenario,
+            "messages": self.messages,
+            "bytes": self.bytes,
+            "cycles": self.cycles,
+            "clock_mhz": self.clock_mhz,
+            "bytes_per_cycle": self.bytes_per_cycle(),
+            "line_bytes_per_cycle": self.line_bytes_per_cycle,
+            "gbps": self.gbps(),
+            "mmsgs_per_s": self.mmsgs(),
+            "latency_cycles": {
+                "p50": self.latency(50.0), "p90": self.latency(90.0),
+                "p99": self.latency(99.0), "max": self.latency(100.0),
+            },
+            "link": {"a_to_b": link(&self.link[0]), "b_to_a": link(&self.link[1])},
+            "nics": self.nics.iter().map(|(n, e, c)| serde_json::json!({
+                "name": n, "engine": e,
+                "counters": c.iter().map(|(k, v)| (k.clone(), serde_json::json!(v)))
+                    .collect::<serde_json::Map<_, _>>(),
+            })).collect::<Vec<_>>(),
+            "wall_seconds": self.wall_s,
+        })
+    }
+}
+
+/// What a run hands back besides its report.
+pub struct Outputs {
+    /// Every frame each NIC sent: (cycle of its first beat, from A?, bytes).
+    pub frames: Vec<(u64, bool, Vec<u8>)>,
+    /// With `record_rx`, every frame each NIC took in: (cycle of its last
+    /// beat into the MAC input, bytes), for A and B.
+    pub rx: [Vec<(u64, Vec<u8>)>; 2],
+}
+
+const STATION_A: Station = Station {
+    mac: [0x02, 0x00, 0x00, 0x00, 0x00, 0x0a],
+    ip: [10, 0, 0, 1],
+};
+const STATION_B: Station = Station {
+    mac: [0x02, 0x00, 0x00, 0x00, 0x00, 0x0b],
+    ip: [10, 0, 0, 2],
+};
+
+fn make_nic(e: Engine, name: &str, seed: u64, st: Station, sc: &Scenario) -> Box<dyn SimNic> {
+    match e {
+        Engine::Hw => Box::new(HwNic::new(name, seed, st, sc.stall)),
+        Engine::Model => Box::new(SoftNic::new(
+            name,
+            st,
+            sc.link.bytes_per_cycle.ceil() as u64,
+            sc.clock_mhz,
+        )),
+    }
+}
+
+/// The oldest message outstanding, for failure messages.
+fn oldest(dirs: &[Vec<QpRun>]) -> String {
+    dirs.iter()
+        .enumerate()
+        .flat_map(|(d, qs)| {
+            qs.iter()
+                .enumerate()
+                .filter_map(move |(q, r)| r.pending.front().map(|p| (d, q, p)))
+        })
+        .min_by_key(|x| x.2.posted)
+        .map_or(
+            "none (receive completions missing)".to_string(),
+            |(d, q, p)| {
+                format!(
+                    "NIC {} QP {q} message {} ({:?}, {} bytes) posted at cycle {}",
+                    ["A", "B"][d],
+                    p.m,
+                    p.wr.verb,
+                    p.wr.len,
+                    p.posted
+                )
+            },
+        )
+}
+
+/// Where receive buffer `n` starts inside its slot.
+fn recv_offset(odd: bool, n: u64) -> u64 {
+    if odd {
+        n * 5 % 8
+    } else {
+        0
+    }
+}
+
+/// The verb of message `m` (mixed: drawn), and its length.
+fn verb_of(sc: &Scenario, rng: &mut Rng) -> (Verb, u32) {
+    match sc.test {
+        Test::Send => (if sc.imm { Verb::SendImm } else { Verb::Send }, sc.size),
+        Test::Write => (if sc.imm { Verb::WriteImm } else { Verb::Write }, sc.size),
+        Test::Read => (Verb::Read, sc.size),
+        Test::AtomicFa => (Verb::FetchAdd, 8),
+        Test::AtomicCs => (Verb::CmpSwap, 8),
+        Test::Mixed => {
+            let v = Verb::ALL[rng.below(Verb::ALL.len() as u64) as usize];
+            let len = if v.atomic() {
+                8
+            } else {
+                match rng.below(4) {
+                    0 => rng.below(16.min(sc.size as u64 + 1)) as u32,
+                    1 => sc.size,
+                    _ => rng.below(sc.size as u64 + 1) as u32,
+                }
+            };
+            (v, len)
+        }
+    }
+}
+
+/// Runs a scenario: the report, or a failure naming what went wrong.
+pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Outputs), String> {
+    sc.validate()?;
+    let wall = std::time::Instant::now();
+    let mut rng = Rng::new(sc.seed);
+    let nslots = 2 * sc.depth as u64;
+    let size = sc.size.max(8) as u64;
+    // Slots are `stride` apart; mixed traffic puts its buffers at odd
+    // offsets inside them (unaligned DMA), the benchmarks at 64 bytes.
+    let stride = size.next_multiple_of(64) + 64;
+    let odd = sc.test == Test::Mixed;
+    // Layout: the same on both NICs (each uses its half).
+    let mut lay = Layout::new(12);
+    let slots: Vec<Slots> = (0..sc.qps)
+        .map(|_| Slots {
+            src: lay.alloc(Region::Src, nslots * stride, 64),
+            dst: lay.alloc(Region::Dst, nslots * stride, 64),
+            rem_w: lay.alloc(Region::Rem, nslots * stride, 64),
+            rem_r: lay.alloc(Region::Rem, size, 64),
+            rem_at: lay.alloc(Region::Rem, 8, 8),
+            rcv: lay.alloc(Region::Rcv, nslots * stride, 64),
+        })
+        .collect();
+    // The smallest page size whose page table fits the hardware's.
+    let pt_max = if sc.engines.contains(&Engine::Hw) {
+        hw_param("PT_ENTRIES")
+    } else {
+        u64::MAX
+    };
+    loop {
+        lay.seal();
+        if lay.pt_entries() <= pt_max {
+            break;
+        }
+        if lay.page_shift == roce_wire::mr::PAGE_SHIFT_MAX as u32 {
+            return Err(format!(
+                "the buffers ({} bytes per region) need more than the hardware's {pt_max} page-table entries; use fewer QPs, a smaller --size or --depth",
+                lay.used.iter().max().unwrap()
+            ));
+        }
+        lay.page_shift += 1;
+    }
+    let mut nics = [
+        make_nic(sc.engines[0], "A", rng.next_u64(), STATION_A, sc),
+        make_nic(sc.engines[1], "B", rng.next_u64(), STATION_B, sc),
+    ];
+    if let Some(p) = trace {
+        let hw = sc
+            .engines
+            .iter()
+            .position(|e| *e == Engine::Hw)
+            .ok_or_else(|| "--trace needs a hardware NIC (--a hw or --b hw)".to_string())?;
+        nics[hw].trace_to(p)?;
+    }
+    for (i, n) in nics.iter_mut().enumerate() {
+        n.reg_mrs(&lay);
+        for q in 0..sc.qps {
+            // PSNs near the 2^24 wrap, different per direction and QP.
+            let ab = (0xFF_FF80 + q * 0x2_0003) & 0xFF_FFFF;
+            let ba = (0xFF_FFF0u32.wrapping_sub(q * 0x1_0011)) & 0xFF_FFFF;
+            let (sq, rq) = if i == 0 { (ab, ba) } else { (ba, ab) };
+            n.create_qp(
+                &QpSetup {
+                    qpn: q,
+                    dest_qpn: q,
+                    sq_psn: sq,
+                    rq_psn: rq,
+                    pmtu: sc.pmtu,
+                    // Mixed traffic also meets the READ/atomic limit.
+                    max_rd_atomic: if sc.test == Test::Mixed {
+                        [1, 2, 4, 16][rng.below(4) as usize]
+                    } else {
+                        16
+                    },
+                    timeout: sc.timeout,
+                    retry_cnt: 7,
+                    rnr_retry: 7,
+                    min_rnr_timer: 1,
+                },
+                if i == 0 { STATION_B } else { STATION_A },
+            );
+        }
+    }
+    // One direction of traffic per requester: A → B, and with `bidir`
+    // B → A as well.
+    let ndirs = if sc.bidir { 2 } else { 1 };
+    let mut dirs: Vec<Vec<QpRun>> = (0..ndirs)
+        .map(|_| {
+            slots
+                .iter()
+                .enumerate()
+                .map(|(q, s)| QpRun {
+                    slots: *s,
+                    next: 0,
+                    pending: VecDeque::new(),
+                    want_recv: VecDeque::new(),
+                    recv_posted: 0,
+                    recv_done: 0,
+                    atomic: rng.next_u64() ^ q as u64,
+                    done: 0,
+                })
+                .collect()
+        })
+        .collect();
+    // The responders' READ sources and atomic words.
+    for (d, qs) in dirs.iter().enumerate() {
+        for (q, r) in qs.iter().enumerate() {
+            let src = pattern(sc.seed ^ d as u64, q as u32, u64::MAX, size as u32);
+            nics[1 - d].write(r.slots.rem_r, &src);
+            nics[1 - d].write(r.slots.rem_at, &r.atomic.to_le_bytes());
+        }
+    }
+    let mut links = [Link::new(sc.link), Link::new(sc.link)];
+    let mut lrng = Rng::new(rng.next_u64());
+    let mut wrng = Rng::new(rng.next_u64());
+    let mut out = Outputs {
+        frames: Vec::new(),
+        rx: [Vec::new(), Vec::new()],
+    };
+    if sc.record_rx {
+        for n in nics.iter_mut() {
+            n.record_rx();
+        }
+    }
+    let total = sc.iters * sc.qps as u64 * ndirs as u64;
+    let (mut done, mut bytes) = (0u64, 0u64);
+    let mut latencies = Vec::with_capacity(total as usize);
+    let mut first_post: Option<u64> = None;
+    let mut last_done = 0u64;
+    let mut last_progress = 0u64;
+    let mut quiet_until: Option<u64> = None;
+    let mut bar = Progress::new(sc.progress, total);
+    let nic_name = |i: usize| ["A", "B"][i];
+    let fail = |nics: &mut [Box<dyn SimNic>; 2], msg: String| -> String {
+        let why: Vec<String> = nics.iter_mut().map(|n| n.why()).collect();
+        format!("{msg}\n  {}\n  {}", why[0], why[1])
+    };
+    loop {
+        let now = nics[0].cycle();
+        if let Some(t) = quiet_until {
+            if now >= t {
+                break;
+            }
+        }
+        let ready = nics[0].ready() && nics[1].ready();
+        for (d, qs) in dirs.iter_mut().enumerate() {
+            let (rq, rs) = (d, 1 - d);
+            // The responder: receive buffers ahead of what may be sent.
+            for (q, r) in qs.iter_mut().enumerate() {
+                while ready && r.recv_posted < r.recv_done + nslots && sc.test != Test::Read {
+                    let slot = r.recv_posted % nslots;
+                    nics[rs].post_recv(
+                        q as u32,
+                        RecvWr {
+                            wr_id: r.recv_posted,
+                            va: r.slots.rcv + slot * stride + recv_offset(odd, r.recv_posted),
+                            len: size as u32,
+                        },
+                    );
+                    r.recv_posted += 1;
+                }
+            }
+            // The requester: messages, up to `depth` outstanding per QP.
+            for (q, r) in qs.iter_mut().enumerate() {
+                let q = q as u32;
+                while ready && r.next < sc.iters && r.pending.len() < sc.depth {
+                    let m = r.next;
+                    let (verb, len) = verb_of(sc, &mut wrng);
+                    let slot = m % nslots;
+                    let off = if odd { wrng.below(8) } else { 0 };
+                    let roff = if odd { wrng.below(8) } else { 0 };
+                    let mut wr = SendWr {
+                        qpn: q,
+                        verb,
+                        wr_id: (q as u64) << 40 | m,
+                        lva: 0,
+                        len,
+                        rva: 0,
+                        imm: wrng.next_u32(),
+                        swap: 0,
+                        compare: 0,
+                    };
+                    let mut want = Vec::new();
+                    match verb {
+                        Verb::Send | Verb::SendImm | Verb::Write | Verb::WriteImm => {
+                            wr.lva = r.slots.src + slot * stride + off;
+                            let data = pattern(sc.seed ^ d as u64, q, m, len);
+                            nics[rq].write(wr.lva, &data);
+                            if matches!(verb, Verb::Write | Verb::WriteImm) {
+                                wr.rva = r.slots.rem_w + slot * stride + roff;
+                            }
+                            if verb.consumes_recv() {
+                                r.want_recv.push_back(WantRecv {
+                                    m,
+                                    len,
+                                    imm: (verb != Verb::Send).then_some(wr.imm),
+                                    data: (verb != Verb::WriteImm).then(|| data.clone()),
+                                });
+                            }
+                            if matches!(verb, Verb::Write | Verb::WriteImm) {
+                                want = data;
+                            }
+                        }
+                        Verb::Read => {
+                            wr.lva = r.slots.dst + slot * stride + off;
+                            let off = if len as u64 >= size {
+                                0
+                            } else {
+                                wrng.below(size - len as u64 + 1)
+                            };
+                            wr.rva = r.slots.rem_r + off;
+                            let src = pattern(sc.seed ^ d as u64, q, u64::MAX, size as u32);
+                            want = src[off as usize..off as usize + len as usize].to_vec();
+                        }
+                        Verb::CmpSwap | Verb::FetchAdd => {
+                            wr.lva = r.slots.dst + slot * stride;
+                            wr.rva = r.slots.rem_at;
+                            wr.swap = wrng.next_u64();
+                            let orig = r.atomic;
+                            if verb == Verb::FetchAdd {
+                                r.atomic = orig.wrapping_add(wr.swap);
+                            } else {
+                                // Three in four compare equal.
+                                wr.compare = if wrng.below(4) < 3 { orig } else { !orig };
+                                if wr.compare == orig {
+                                    r.atomic = wr.swap;
+                                }
+                            }
+                            want = orig.to_le_bytes().to_vec();
+                        }
+                    }
+                    first_post.get_or_insert(now);
+                    r.pending.push_back(Pending {
+                        m,
+                        wr: wr.clone(),
+                        posted: now,
+                        want,
+                    });
+                    nics[rq].post_send(wr);
+                    r.next += 1;
+                }
+            }
+        }
+        for n in nics.iter_mut() {
+            n.step();
+        }
+        let now = nics[0].cycle();
+        // Frames across the link.
+        for (i, l) in links.iter_mut().enumerate() {
+            while let Some((first, fr)) = nics[i].pop_tx() {
+                out.frames.push((first, i == 0, fr.clone()));
+                l.send(&mut lrng, now, fr);
+            }
+        }
+        for (i, l) in links.iter_mut().enumerate() {
+            for (t, fr) in l.deliver(now) {
+                nics[1 - i].push_rx(t, fr);
+            }
+        }
+        // Completions: a send completion at NIC i belongs to direction i,
+        // a receive completion to the direction toward i.
+        let mut cqes = Vec::new();
+        for (i, n) in nics.iter_mut().enumerate() {
+            while let Some(c) = n.poll_cq() {
+                cqes.push((i, c));
+            }
+        }
+        for (i, c) in cqes {
+            last_progress = now;
+            let recv = matches!(c.opcode, WcOpcode::Recv | WcOpcode::RecvRdmaWithImm);
+            let d = if recv { 1 - i } else { i };
+            let q = c.qpn as usize;
+            if quiet_until.is_some() || q >= sc.qps as usize || d >= ndirs {
+                return Err(fail(
+                    &mut nics,
+                    format!("NIC {}: an unexpected completion: {c:?}", nic_name(i)),
+                ));
+            }
+            let r = &mut dirs[d][q];
+            if !recv {
+                let Some(p) = r.pending.pop_front() else {
+                    return Err(fail(
+                        &mut nics,
+                        format!(
+                            "NIC {} QP {q}: a send completion with nothing outstanding: {c:?}",
+                            nic_name(i)
+                        ),
+                    ));
+                };
+                let name = format!(
+                    "NIC {} QP {q} message {} ({:?}, {} bytes)",
+                    nic_name(i),
+                    p.m,
+                    p.wr.verb,
+                    p.wr.len
+                );
+                if !c.ok || c.wr_id != p.wr.wr_id || c.opcode != p.wr.verb.wc_opcode() {
+                    return Err(fail(
+                        &mut nics,
+                        format!(
+                            "{name}: completion {c:?}, want wr_id {:#x} success {:?}",
+                            p.wr.wr_id,
+                            p.wr.verb.wc_opcode()
+                        ),
+                    ));
+                }
+                if c.byte_len != p.wr.len && !p.wr.verb.atomic() {
+                    return Err(format!("{name}: completion says {} bytes", c.byte_len));
+                }
+                let got = match p.wr.verb {
+                    Verb::Write | Verb::WriteImm => nics[1 - i].read(p.wr.rva, p.want.len()),
+                    Verb::Read | Verb::CmpSwap | Verb::FetchAdd => {
+                        nics[i].read(p.wr.lva, p.want.len())
+                    }
+                    Verb::Send | Verb::SendImm => p.want.clone(),
+                };
+                if got != p.want {
+                    let at = got
+                        .iter()
+                        .zip(&p.want)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(0);
+                    return Err(fail(
+                        &mut nics,
+                        format!(
+                            "{name}: the data where it landed differs from byte {at} (got {:02x?}, want {:02x?})",
+                            &got[at..(at + 8).min(got.len())],
+                            &p.want[at..(at + 8).min(p.want.len())]
+                        ),
+                    ));
+                }
+                latencies.push(now - p.posted);
+                bytes += p.wr.len as u64;
+                done += 1;
+                r.done += 1;
+                last_done = now;
+                bar.set(done);
+            } else {
+                let Some(w) = r.want_recv.pop_front() else {
+                    return Err(fail(
+                        &mut nics,
+                        format!(
+                            "NIC {} QP {q}: a receive completion nobody sent: {c:?}",
+                            nic_name(i)
+                        ),
+                    ));
+                };
+                let name = format!("NIC {} QP {q} receive for message {}", nic_name(i), w.m);
+                if !c.ok || c.byte_len != w.len || c.imm != w.imm || c.wr_id != r.recv_done {
+                    return Err(fail(
+                        &mut nics,
+                        format!(
+                            "{name}: completion {c:?}, want {} bytes, imm {:?}, wr_id {}",
+                            w.len, w.imm, r.recv_done
+                        ),
+                    ));
+                }
+                if let Some(data) = &w.data {
+                    let va = r.slots.rcv
+                        + (r.recv_done % nslots) * stride
+                        + recv_offset(odd, r.recv_done);
+                    if nics[i].read(va, data.len()) != *data {
+                        return Err(fail(
+                            &mut nics,
+                            format!("{name}: the received bytes differ"),
+                        ));
+                    }
+                }
+                r.recv_done += 1;
+            }
+        }
+        for n in nics.iter() {
+            let e = n.errors();
+            if !e.is_empty() {
+                return Err(format!(
+                    "NIC {}: {}; oldest message outstanding: {}",
+                    n.name(),
+                    e.join("; "),
+                    oldest(&dirs)
+                ));
+            }
+        }
+        let all = done == total && dirs.iter().flatten().all(|r| r.want_recv.is_empty());
+        if all && quiet_until.is_none() {
+            quiet_until = Some(now + 4 * sc.link.latency + 20_000);
+        }
+        if !all && now - last_progress >= sc.hang_cycles {
+            return Err(fail(
+                &mut nics,
+                format!(
+                    "hang: no completion for {} cycles at cycle {now}; {done} of {total} messages done; oldest outstanding: {}",
+                    sc.hang_cycles,
+                    oldest(&dirs)
+                ),
+            ));
+        }
+    }
+    bar.finish();
+    // The end: nothing in flight, atomics' final values, no stray writes.
+    for n in nics.iter() {
+        if !n.idle() {
+            return Err(format!(
+                "NIC {}: traffic left after the quiet period",
+                n.name()
+            ));
+        }
+    }
+    for (d, qs) in dirs.iter().enumerate() {
+        for (q, r) in qs.iter().enumerate() {
+            let got = u64::from_le_bytes(nics[1 - d].read(r.slots.rem_at, 8).try_into().unwrap());
+            if got != r.atomic {
+                return Err(format!(
+                    "NIC {} QP {q}: the atomic word holds {got:#x}, in-order execution gives {:#x}",
+                    nic_name(1 - d),
+                    r.atomic
+                ));
+            }
+        }
+    }
+    let allowed = |va: u64| {
+        let r = Region::of(va);
+        va >= r.va_base() && va < r.va_base() + lay.used[r as usize]
+    };
+    for n in nics.iter() {
+        if let Some(bad) = n.stray_writes(&lay, &allowed) {
+            if !bad.is_empty() {
+                return Err(format!(
+                    "NIC {}: {} bytes written outside the registered buffers, first at {:#x}",
+                    n.name(),
+                    bad.len(),
+                    bad[0]
+                ));
+            }
+        }
+    }
+    latencies.sort_unstable();
+    for (i, n) in nics.iter().enumerate() {
+        out.rx[i] = n.rx_log().to_vec();
+    }
+    let report = Report {
+        scenario: format!(
+            "roce-sim run: --test {} --size {} --iters {} --qps {}{}{} --depth {} --pmtu {} \
+             --a {} --b {} --latency {} --bandwidth {} --drop {} --dup {} --reorder {} --corrupt {}{} --seed {}",
+            sc.test.name(),
+            sc.size,
+            sc.iters,
+            sc.qps,
+            if sc.imm { " --imm" } else { "" },
+            if sc.bidir { " --bidir" } else { "" },
+            sc.depth,
+            sc.pmtu.bytes(),
+            engine_name(sc.engines[0]),
+            engine_name(sc.engines[1]),
+            sc.link.latency,
+            sc.link.bytes_per_cycle,
+            ppm_pct(sc.link.drop_ppm),
+            ppm_pct(sc.link.dup_ppm),
+            ppm_pct(sc.link.reorder_ppm),
+            ppm_pct(sc.link.corrupt_ppm),
+            sc.link
+                .ecn_threshold
+                .map_or(String::new(), |t| format!(" --ecn-threshold {t}")),
+            sc.seed
+        ),
+        messages: done,
+        bytes,
+        cycles: last_done - first_post.unwrap_or(0),
+        latencies,
+        link: [links[0].st, links[1].st],
+        nics: nics
+            .iter_mut()
+            .map(|n| (n.name().to_string(), n.engine(), n.counters()))
+            .collect(),
+        clock_mhz: sc.clock_mhz,
+        line_bytes_per_cycle: sc.link.bytes_per_cycle,
+        wall_s: wall.elapsed().as_secs_f64(),
+    };
+    Ok((report, out))
+}
+
+/// An engine's name on the command line.
+pub fn engine_name(e: Engine) -> &'static str {
+    match e {
+        Engine::Hw => "hw",
+        Engine::Model => "model",
+    }
+}
+
+/// Parts per million as a percentage string.
+fn ppm_pct(ppm: u32) -> String {
+    format!("{}%", ppm as f64 / 10_000.0)
+}
+
+/// A progress bar on stderr (only when asked, e.g. when stderr is a
+/// terminal).
+struct Progress {
+    on: bool,
+    total: u64,
+    shown: u64,
+}
+
+impl Progress {
+    fn new(on: bool, total: u64) -> Progress {
+        Progress {
+            on,
+            total,
+            shown: u64::MAX,
+        }
+    }
+    fn set(&mut self, done: u64) {
+        if !self.on {
+            return;
+        }
+        let pct = done * 100 / self.total.max(1);
+        if pct != self.shown {
+            self.shown = pct;
+            let w = (pct / 2) as usize;
+            eprint!(
+                "\r[{}{}] {pct:3}% {done}/{} messages",
+                "#".repeat(w),
+                " ".repeat(50 - w),
+                self.total
+            );
+        }
+    }
+    fn finish(&self) {
+        if self.on {
+            eprintln!();
+        }
+    }
+}

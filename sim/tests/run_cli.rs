@@ -1,0 +1,181 @@
+//! `roce-sim run` end to end, as a user runs it: the default scenario
+//! passes and its report, JSON and pcap agree with each other and with
+//! roce-wire (every captured frame parses with a valid ICRC); every
+//! workload runs on hardware and on the model; a message lost beyond
+//! `retry_cnt` fails the run naming the message; bad arguments exit 2
+//! naming the argument.
+
+use roce_wire::Frame;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn roce_sim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_roce-sim"))
+        .arg("run")
+        .args(args)
+        .output()
+        .expect("run roce-sim")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("run_cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = roce_sim(args);
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        o.status.success(),
+        "roce-sim run {args:?} failed: {}\n{out}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+fn counter(j: &Value, nic: usize, name: &str) -> u64 {
+    j["nics"][nic]["counters"][name]
+        .as_u64()
+        .unwrap_or_else(|| panic!("counter {name} in {}", j["nics"][nic]))
+}
+
+#[test]
+fn default_run_reports_and_captures() {
+    let (json, pcap) = (scratch("default.json"), scratch("default.pcap"));
+    let out = ok(&[
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+        "--pcap",
+        pcap.to_str().unwrap(),
+    ]);
+    print!("{out}");
+    assert!(out.contains("BW [Gb/s @ 156.25 MHz]"), "{out}");
+    let j: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    // The default: 4 KiB WRITEs, 500 per QP on 2 QPs, 0.1 % loss.
+    assert_eq!(j["messages"], 1000);
+    assert_eq!(j["bytes"], 1000 * 4096);
+    let (bytes, cycles) = (j["bytes"].as_f64().unwrap(), j["cycles"].as_f64().unwrap());
+    let bpc = j["bytes_per_cycle"].as_f64().unwrap();
+    assert!((bpc - bytes / cycles).abs() < 1e-9);
+    assert!(bpc <= 8.0, "no faster than the line: {bpc}");
+    assert!(
+        (j["gbps"].as_f64().unwrap() - bpc * 8.0 * 156.25 / 1000.0).abs() < 1e-9,
+        "Gb/s from bytes per cycle at the clock"
+    );
+    let lat = &j["latency_cycles"];
+    assert!(
+        lat["p50"].as_u64() <= lat["p99"].as_u64() && lat["p99"].as_u64() <= lat["max"].as_u64()
+    );
+    let dropped = j["link"]["a_to_b"]["dropped"].as_u64().unwrap()
+        + j["link"]["b_to_a"]["dropped"].as_u64().unwrap();
+    assert!(dropped > 0, "0.1 % of about 2000 frames dropped");
+    assert!(
+        counter(&j, 0, "req_retx") > 0,
+        "the loss was repaired by retransmission"
+    );
+    assert_eq!(j["nics"][0]["engine"], "hw");
+    // The capture: both directions as sent, every frame valid RoCE.
+    let sent = j["link"]["a_to_b"]["frames"].as_u64().unwrap()
+        + j["link"]["b_to_a"]["frames"].as_u64().unwrap();
+    let mut r = pcap_file::pcap::PcapReader::new(std::fs::File::open(&pcap).unwrap()).unwrap();
+    let (mut n, mut last) = (0u64, std::time::Duration::ZERO);
+    while let Some(p) = r.next_packet() {
+        let p = p.unwrap();
+        Frame::parse(&p.data).unwrap_or_else(|e| panic!("captured frame {n}: {e:?}"));
+        assert!(p.timestamp >= last, "frames in time order");
+        last = p.timestamp;
+        n += 1;
+    }
+    assert_eq!(n, sent, "every frame sent is in the capture");
+}
+
+#[test]
+fn every_workload_on_hardware_and_model() {
+    for (args, msgs) in [
+        (&["--test", "send", "--a", "model"][..], 2 * 60),
+        (&["--test", "send", "--imm", "--b", "model"][..], 2 * 60),
+        (
+            &[
+                "--test", "write", "--imm", "--size", "1500", "--pmtu", "1024",
+            ][..],
+            2 * 60,
+        ),
+        (
+            &["--test", "read", "--size", "5000", "--pmtu", "2048"][..],
+            2 * 60,
+        ),
+        (&["--test", "atomic-fa", "--qps", "3"][..], 3 * 60),
+        (&["--test", "atomic-cs", "--b", "model"][..], 2 * 60),
+        (
+            &[
+                "--test", "mixed", "--bidir", "--size", "700", "--pmtu", "256",
+            ][..],
+            4 * 60,
+        ),
+    ] {
+        let json = scratch("w.json");
+        let mut a = vec![
+            "--quiet",
+            "--iters",
+            "60",
+            "--drop",
+            "1",
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        a.extend_from_slice(args);
+        ok(&a);
+        let j: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        assert_eq!(j["messages"], msgs, "{args:?}");
+    }
+}
+
+#[test]
+fn a_message_lost_beyond_retry_fails_the_run_naming_it() {
+    let o = roce_sim(&[
+        "--quiet",
+        "--drop",
+        "50",
+        "--timeout",
+        "1",
+        "--iters",
+        "100",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("FAILED") && err.contains("QP") && err.contains("message"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_arguments_exit_2_naming_them() {
+    for (args, names) in [
+        (&["--qps", "0"][..], "--qps"),
+        (&["--qps", "65"][..], "--qps"),
+        (&["--drop", "70"][..], "--drop"),
+        (&["--test", "bogus"][..], "--test"),
+        (&["--pmtu", "1000"][..], "--pmtu"),
+        (&["--test", "atomic-fa", "--size", "16"][..], "--size"),
+        (&["--inline"][..], "--inline"),
+        (&["--timeout", "0"][..], "--timeout"),
+        (&["--bandwidth", "0"][..], "--bandwidth"),
+        (
+            &["--json", "/nonexistent-dir/x.json"][..],
+            "/nonexistent-dir/x.json",
+        ),
+        (
+            &["--trace", "x.vcd", "--a", "model", "--b", "model"][..],
+            "--trace",
+        ),
+    ] {
+        let o = roce_sim(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?}: {err}");
+    }
+}
