@@ -59,6 +59,7 @@ pub mod retx;
 pub mod rng;
 pub mod run;
 pub mod rx;
+pub mod sweep;
 pub mod traffic;
 pub mod tx;
 

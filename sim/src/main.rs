@@ -85,6 +85,11 @@ enum Command {
     /// NICs' counters). Exit 1 when a check fails or the run hangs (the
     /// message names the QP and message), 2 for bad arguments.
     Run(Box<RunArgs>),
+    /// `run` over a range of one parameter (loss rate, message size, QP
+    /// count, link latency, ...): a Markdown table, JSON, and charts of
+    /// goodput and latency percentiles as SVG and PNG in --out. Exit 1 when
+    /// a point's run fails (naming the value), 2 for bad arguments.
+    Sweep(Box<SweepArgs>),
     /// Simulated datapath benchmarks.
     Bench {
         #[command(subcommand)]
@@ -172,6 +177,21 @@ struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+}
+
+#[derive(clap::Args)]
+struct SweepArgs {
+    /// The parameter to vary.
+    #[arg(long, value_enum)]
+    param: roce_sim::sweep::Param,
+    /// Its values, comma separated (percent for rates).
+    #[arg(long, value_delimiter = ',', required = true)]
+    values: Vec<f64>,
+    /// Folder for sweep.md, sweep.json, sweep.svg and sweep.png.
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 #[derive(Subcommand)]
@@ -347,6 +367,7 @@ fn main() -> ExitCode {
                 },
         } => fuzz_rx(width, frames, seed, max_payload as usize),
         Command::Run(a) => run(&a),
+        Command::Sweep(a) => sweep(&a),
         Command::Bench {
             what: BenchWhat::Datapath { width },
         } => {
@@ -357,7 +378,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(a: &RunArgs) -> ExitCode {
+/// The scenario the `run` arguments describe, or the message for exit 2.
+fn scenario(a: &RunArgs) -> Result<roce_sim::run::Scenario, String> {
     use roce_sim::run::{Engine as E, LinkConfig, Scenario, Test};
     use std::io::IsTerminal;
     let test = a.test;
@@ -393,22 +415,28 @@ fn run(a: &RunArgs) -> ExitCode {
         record_rx: false,
         bidir: a.bidir,
     };
+    if a.inline {
+        return Err("--inline needs the host interface (host_if), which is not built yet".into());
+    }
+    if atomic && a.size != 4096 && a.size != 8 {
+        return Err(format!("--size {}: atomics are 8 bytes", a.size));
+    }
+    sc.validate()?;
+    if a.trace.is_some() && !sc.engines.contains(&E::Hw) {
+        return Err("--trace needs a hardware NIC (--a hw or --b hw)".into());
+    }
+    Ok(sc)
+}
+
+fn run(a: &RunArgs) -> ExitCode {
     let bad = |msg: String| {
         eprintln!("roce-sim run: error: {msg}");
         ExitCode::from(2)
     };
-    if a.inline {
-        return bad("--inline needs the host interface (host_if), which is not built yet".into());
-    }
-    if atomic && a.size != 4096 && a.size != 8 {
-        return bad(format!("--size {}: atomics are 8 bytes", a.size));
-    }
-    if let Err(e) = sc.validate() {
-        return bad(e);
-    }
-    if a.trace.is_some() && !sc.engines.contains(&E::Hw) {
-        return bad("--trace needs a hardware NIC (--a hw or --b hw)".into());
-    }
+    let sc = match scenario(a) {
+        Ok(s) => s,
+        Err(e) => return bad(e),
+    };
     // Outputs are created before the run, so a bad path fails at once.
     let create = |p: &Option<PathBuf>| match p {
         Some(p) => std::fs::File::create(p)
@@ -455,6 +483,74 @@ fn run(a: &RunArgs) -> ExitCode {
             return fail(format_args!("writing the pcap: {e}"));
         }
     }
+    ExitCode::SUCCESS
+}
+
+fn sweep(a: &SweepArgs) -> ExitCode {
+    use roce_sim::sweep;
+    let bad = |msg: String| {
+        eprintln!("roce-sim sweep: error: {msg}");
+        ExitCode::from(2)
+    };
+    if a.run.json.is_some() || a.run.pcap.is_some() || a.run.trace.is_some() {
+        return bad("--json, --pcap and --trace are for run; a sweep writes into --out".into());
+    }
+    let mut base = match scenario(&a.run) {
+        Ok(s) => s,
+        Err(e) => return bad(e),
+    };
+    base.progress = false;
+    // Every point's scenario is checked before the first runs.
+    for &v in &a.values {
+        if let Err(e) = a.param.apply(&base, v) {
+            return bad(format!("--values: {e}"));
+        }
+    }
+    if let Err(e) = std::fs::create_dir_all(&a.out) {
+        return bad(format!("cannot create {}: {e}", a.out.display()));
+    }
+    let pts = match sweep::sweep(&base, a.param, &a.values, |p| {
+        eprintln!(
+            "roce-sim sweep: {} = {}: {:.3} bytes/cycle, latency p50 {} p99 {} cycles",
+            a.param.label(),
+            p.value,
+            p.report.bytes_per_cycle(),
+            p.report.latency(50.0),
+            p.report.latency(99.0)
+        )
+    }) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("roce-sim sweep: FAILED: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let md = sweep::markdown(a.param, &pts);
+    print!("{md}");
+    let write = |name: &str, bytes: &[u8]| {
+        std::fs::write(a.out.join(name), bytes)
+            .map_err(|e| format!("writing {}: {e}", a.out.join(name).display()))
+    };
+    let results = [
+        write("sweep.md", md.as_bytes()),
+        write(
+            "sweep.json",
+            serde_json::to_string_pretty(&sweep::json(a.param, &pts))
+                .expect("JSON")
+                .as_bytes(),
+        ),
+        sweep::svg(a.param, &pts, &a.out.join("sweep.svg")),
+        sweep::png(a.param, &pts, &a.out.join("sweep.png")),
+    ];
+    for r in results {
+        if let Err(e) = r {
+            return fail(e);
+        }
+    }
+    eprintln!(
+        "roce-sim sweep: wrote sweep.md, sweep.json, sweep.svg, sweep.png in {}",
+        a.out.display()
+    );
     ExitCode::SUCCESS
 }
 

@@ -3,7 +3,7 @@
 //! roce-wire (every captured frame parses with a valid ICRC); every
 //! workload runs on hardware and on the model; a message lost beyond
 //! `retry_cnt` fails the run naming the message; bad arguments exit 2
-//! naming the argument.
+//! naming the argument. `roce-sim sweep` writes its table, JSON and charts.
 
 use roce_wire::Frame;
 use serde_json::Value;
@@ -11,8 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn roce_sim(args: &[&str]) -> Output {
+    sub("run", args)
+}
+
+fn sub(cmd: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_roce-sim"))
-        .arg("run")
+        .arg(cmd)
         .args(args)
         .output()
         .expect("run roce-sim")
@@ -174,6 +178,82 @@ fn bad_arguments_exit_2_naming_them() {
         ),
     ] {
         let o = roce_sim(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn sweep_writes_table_json_and_charts() {
+    let dir = scratch("sweep");
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = sub(
+        "sweep",
+        &[
+            "--param",
+            "drop",
+            "--values",
+            "0,3",
+            "--out",
+            dir.to_str().unwrap(),
+            "--iters",
+            "40",
+            "--qps",
+            "2",
+            "--quiet",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(dir.join("sweep.md")).unwrap();
+    let rows: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| 0 |") || l.starts_with("| 3 |"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{md}");
+    let j: Value = serde_json::from_slice(&std::fs::read(dir.join("sweep.json")).unwrap()).unwrap();
+    let pts = j["points"].as_array().unwrap();
+    assert_eq!(pts.len(), 2);
+    assert_eq!(
+        pts[0]["report"]["link"]["a_to_b"]["dropped"], 0,
+        "no loss at 0 %"
+    );
+    assert!(
+        pts[1]["report"]["nics"][0]["counters"]["req_retx"]
+            .as_u64()
+            .unwrap()
+            > 0,
+        "3 % loss repaired"
+    );
+    assert!(std::fs::read_to_string(dir.join("sweep.svg"))
+        .unwrap()
+        .contains("<svg"));
+    assert_eq!(
+        &std::fs::read(dir.join("sweep.png")).unwrap()[..4],
+        b"\x89PNG"
+    );
+    for (args, names) in [
+        (
+            &["--param", "qps", "--values", "1.5", "--out", "x"][..],
+            "--values",
+        ),
+        (
+            &["--param", "drop", "--values", "60", "--out", "x"][..],
+            "--values",
+        ),
+        (
+            &["--param", "bogus", "--values", "1", "--out", "x"][..],
+            "--param",
+        ),
+        (&["--param", "drop", "--out", "x"][..], "--values"),
+        (
+            &[
+                "--param", "drop", "--values", "1", "--out", "x", "--pcap", "y",
+            ][..],
+            "--pcap",
+        ),
+    ] {
+        let o = sub("sweep", args);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(names), "{args:?}: {err}");
