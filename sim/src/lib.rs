@@ -61,6 +61,7 @@ pub mod run;
 pub mod rx;
 pub mod sweep;
 pub mod traffic;
+pub mod transport_fuzz;
 pub mod tx;
 
 /// The value of parameter `name` of a generated model (`Model::PARAMS`,

@@ -550,11 +550,13 @@ pub struct Outputs {
     pub rx: [Vec<(u64, Vec<u8>)>; 2],
 }
 
-const STATION_A: Station = Station {
+/// NIC A's station.
+pub const STATION_A: Station = Station {
     mac: [0x02, 0x00, 0x00, 0x00, 0x00, 0x0a],
     ip: [10, 0, 0, 1],
 };
-const STATION_B: Station = Station {
+/// NIC B's station.
+pub const STATION_B: Station = Station {
     mac: [0x02, 0x00, 0x00, 0x00, 0x00, 0x0b],
     ip: [10, 0, 0, 2],
 };
