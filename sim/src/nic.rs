@@ -947,8 +947,9 @@ impl SimNic for HwNic {
         d.set_s_req_ev_valid(qev.is_some());
         d.set_s_req_ev_kind(hw_param("REQ_EV_INIT") as _);
         d.set_s_req_ev_qpn(qev.unwrap_or(0));
-        // MR commands once mr_tlb is out of its clearing pass.
-        d.eval();
+        // MR commands once mr_tlb is out of its clearing pass (`mr_busy`
+        // and `timers_busy` are state, settled by the last edge: no
+        // evaluation needed before reading them).
         let busy = d.get_mr_busy() || d.get_timers_busy();
         let shift = self.lay.as_ref().map_or(12, |l| l.page_shift);
         let cmd = self
