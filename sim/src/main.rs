@@ -114,9 +114,16 @@ struct RunArgs {
     /// SEND and WRITE with immediate data.
     #[arg(long)]
     imm: bool,
-    /// NIC B runs the same workload toward NIC A at the same time.
+    /// The responders run the same workload back at the same time.
     #[arg(long)]
     bidir: bool,
+    /// NICs: 2 on one link, up to 16 through a switch (one output port
+    /// per NIC with the link's latency, bandwidth, faults and ECN marking).
+    #[arg(long, default_value_t = 2)]
+    nics: usize,
+    /// Who sends to whom: pairs (A→B, C→D, ...) or incast (every NIC to A).
+    #[arg(long, value_enum, default_value_t = roce_sim::run::Pattern::Pairs)]
+    pattern: roce_sim::run::Pattern,
     /// Inline SENDs (needs the host interface, not built yet: refused).
     #[arg(long)]
     inline: bool,
@@ -126,10 +133,11 @@ struct RunArgs {
     /// Path MTU in bytes (256, 512, 1024, 2048, 4096).
     #[arg(long, default_value = "4096", value_parser = mtu)]
     pmtu: u32,
-    /// NIC A (the requester): hw (Verilated rc_transport) or model.
+    /// The requesters (NIC A; with a switch, the NICs that send): hw
+    /// (Verilated rc_transport) or model.
     #[arg(long, value_enum, default_value_t = roce_sim::run::Engine::Hw)]
     a: roce_sim::run::Engine,
-    /// NIC B (the responder): hw or model.
+    /// The responders (NIC B; with a switch, the NICs that receive): hw or model.
     #[arg(long, value_enum, default_value_t = roce_sim::run::Engine::Hw)]
     b: roce_sim::run::Engine,
     /// Link latency in cycles, each way (156 = 1 µs at 156.25 MHz).
@@ -443,6 +451,8 @@ fn scenario(a: &RunArgs) -> Result<roce_sim::run::Scenario, String> {
         progress: !a.quiet && io::stderr().is_terminal(),
         record_rx: false,
         bidir: a.bidir,
+        nics: a.nics,
+        pattern: a.pattern,
     };
     if a.inline {
         return Err("--inline needs the host interface (host_if), which is not built yet".into());

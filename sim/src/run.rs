@@ -137,8 +137,22 @@ pub struct Scenario {
     pub progress: bool,
     /// Keep every frame each NIC took in ([`Outputs::rx`]).
     pub record_rx: bool,
-    /// B runs the same workload toward A at the same time.
+    /// The responders run the same workload back at the same time, on
+    /// the same QPs.
     pub bidir: bool,
+    /// NICs: 2 on one link, more through a switch.
+    pub nics: usize,
+    /// Who sends to whom with more than two NICs.
+    pub pattern: Pattern,
+}
+
+/// Who sends to whom.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Pattern {
+    /// NIC 2k to NIC 2k+1 (A to B with two NICs).
+    Pairs,
+    /// Every NIC to NIC 0 (A): many senders, one receiver.
+    Incast,
 }
 
 impl Scenario {
@@ -170,7 +184,28 @@ impl Scenario {
             progress: false,
             record_rx: false,
             bidir: false,
+            nics: 2,
+            pattern: Pattern::Pairs,
         }
+    }
+
+    /// The pairs of NICs that carry traffic (requester, responder): QPs
+    /// `g·qps ..` belong to pair `g`.
+    pub fn groups(&self) -> Vec<(usize, usize)> {
+        match self.pattern {
+            Pattern::Pairs => (0..self.nics / 2).map(|k| (2 * k, 2 * k + 1)).collect(),
+            Pattern::Incast => (1..self.nics).map(|i| (i, 0)).collect(),
+        }
+    }
+
+    /// Which engine NIC `i` is: `engines[1]` for the responders of the
+    /// pattern, `engines[0]` for the requesters.
+    pub fn engine_of(&self, i: usize) -> Engine {
+        let responder = match self.pattern {
+            Pattern::Pairs => i % 2 == 1,
+            Pattern::Incast => i == 0,
+        };
+        self.engines[responder as usize]
     }
 
     /// Checks the scenario against what the NICs can do.
@@ -179,9 +214,16 @@ impl Scenario {
         if self.qps == 0 {
             return Err("--qps must be at least 1".into());
         }
-        if hw && self.qps > hw_param("QPS") as u32 {
+        if !(2..=16).contains(&self.nics) {
+            return Err(format!("--nics {}: 2 to 16", self.nics));
+        }
+        if self.pattern == Pattern::Pairs && self.nics % 2 == 1 {
+            return Err(format!("--nics {}: pairs need an even number", self.nics));
+        }
+        let qps = self.qps as u64 * self.groups().len() as u64;
+        if hw && qps > hw_param("QPS") {
             return Err(format!(
-                "--qps {}: the hardware build has {} QPs",
+                "--qps {} ({qps} QPs over the NIC pairs): the hardware build has {} QPs",
                 self.qps,
                 hw_param("QPS")
             ));
@@ -375,6 +417,14 @@ struct Slots {
     rcv: u64,
 }
 
+/// The traffic of one requester to one responder over QPs `qp0 ..`.
+struct Flow {
+    req: usize,
+    rsp: usize,
+    qp0: u32,
+    qs: Vec<QpRun>,
+}
+
 struct QpRun {
     slots: Slots,
     next: u64,
@@ -402,8 +452,9 @@ pub struct Report {
     pub cycles: u64,
     /// Latency of each message (post to completion), cycles, sorted.
     pub latencies: Vec<u64>,
-    /// Link counters (A→B, B→A).
-    pub link: [LinkStats; 2],
+    /// Link counters per NIC: the frames toward it (its switch port, or
+    /// the link from its peer).
+    pub links: Vec<(String, LinkStats)>,
     /// Each NIC's name, engine and counters.
     pub nics: Vec<NicCounters>,
     /// Clock for the figures.
@@ -415,6 +466,10 @@ pub struct Report {
 }
 
 impl Report {
+    /// Frames the links dropped, all of them.
+    pub fn dropped(&self) -> u64 {
+        self.links.iter().map(|l| l.1.dropped).sum()
+    }
     /// Bytes per cycle.
     pub fn bytes_per_cycle(&self) -> f64 {
         self.bytes as f64 / self.cycles.max(1) as f64
@@ -474,11 +529,10 @@ impl Report {
             us(self.latency(99.0)),
             us(self.latency(100.0)),
         );
-        for (i, d) in ["A→B", "B→A"].iter().enumerate() {
-            let l = &self.link[i];
+        for (to, l) in &self.links {
             let _ = writeln!(
                 s,
-                " link {d}: {} frames, dropped {}, duplicated {}, reordered {}, corrupted {}, CE-marked {}",
+                " link to {to}: {} frames, dropped {}, duplicated {}, reordered {}, corrupted {}, CE-marked {}",
                 l.frames, l.dropped, l.duplicated, l.reordered, l.corrupted, l.ecn_marked
             );
         }
@@ -530,7 +584,11 @@ impl Report {
                 "p50": self.latency(50.0), "p90": self.latency(90.0),
                 "p99": self.latency(99.0), "max": self.latency(100.0),
             },
-            "link": {"a_to_b": link(&self.link[0]), "b_to_a": link(&self.link[1])},
+            "links": self.links.iter().map(|(to, l)| {
+                let mut j = link(l);
+                j["to"] = serde_json::json!(to);
+                j
+            }).collect::<Vec<_>>(),
             "nics": self.nics.iter().map(|(n, e, c)| serde_json::json!({
                 "name": n, "engine": e,
                 "counters": c.iter().map(|(k, v)| (k.clone(), serde_json::json!(v)))
@@ -543,23 +601,30 @@ impl Report {
 
 /// What a run hands back besides its report.
 pub struct Outputs {
-    /// Every frame each NIC sent: (cycle of its first beat, from A?, bytes).
-    pub frames: Vec<(u64, bool, Vec<u8>)>,
+    /// Every frame each NIC sent: (cycle of its first beat, the NIC, bytes).
+    pub frames: Vec<(u64, usize, Vec<u8>)>,
     /// With `record_rx`, every frame each NIC took in: (cycle of its last
-    /// beat into the MAC input, bytes), for A and B.
-    pub rx: [Vec<(u64, Vec<u8>)>; 2],
+    /// beat into the MAC input, bytes), per NIC.
+    pub rx: Vec<Vec<(u64, Vec<u8>)>>,
+}
+
+/// NIC `i`'s station: MAC 02:00:00:00:00:(0a + i), IP 10.0.0.(1 + i).
+pub const fn station(i: usize) -> Station {
+    Station {
+        mac: [0x02, 0x00, 0x00, 0x00, 0x00, 0x0a + i as u8],
+        ip: [10, 0, 0, 1 + i as u8],
+    }
 }
 
 /// NIC A's station.
-pub const STATION_A: Station = Station {
-    mac: [0x02, 0x00, 0x00, 0x00, 0x00, 0x0a],
-    ip: [10, 0, 0, 1],
-};
+pub const STATION_A: Station = station(0);
 /// NIC B's station.
-pub const STATION_B: Station = Station {
-    mac: [0x02, 0x00, 0x00, 0x00, 0x00, 0x0b],
-    ip: [10, 0, 0, 2],
-};
+pub const STATION_B: Station = station(1);
+
+/// NIC `i`'s name: A, B, C, ...
+pub fn nic_name(i: usize) -> String {
+    char::from(b'A' + i as u8).to_string()
+}
 
 fn make_nic(e: Engine, name: &str, seed: u64, st: Station, sc: &Scenario) -> Box<dyn SimNic> {
     match e {
@@ -574,21 +639,21 @@ fn make_nic(e: Engine, name: &str, seed: u64, st: Station, sc: &Scenario) -> Box
 }
 
 /// The oldest message outstanding, for failure messages.
-fn oldest(dirs: &[Vec<QpRun>]) -> String {
-    dirs.iter()
-        .enumerate()
-        .flat_map(|(d, qs)| {
-            qs.iter()
+fn oldest(flows: &[Flow]) -> String {
+    flows
+        .iter()
+        .flat_map(|f| {
+            f.qs.iter()
                 .enumerate()
-                .filter_map(move |(q, r)| r.pending.front().map(|p| (d, q, p)))
+                .filter_map(move |(k, r)| r.pending.front().map(|p| (f.req, f.qp0 + k as u32, p)))
         })
         .min_by_key(|x| x.2.posted)
         .map_or(
             "none (receive completions missing)".to_string(),
-            |(d, q, p)| {
+            |(i, q, p)| {
                 format!(
                     "NIC {} QP {q} message {} ({:?}, {} bytes) posted at cycle {}",
-                    ["A", "B"][d],
+                    nic_name(i),
                     p.m,
                     p.wr.verb,
                     p.wr.len,
@@ -644,7 +709,9 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
     let odd = sc.test == Test::Mixed;
     // Layout: the same on both NICs (each uses its half).
     let mut lay = Layout::new(12);
-    let slots: Vec<Slots> = (0..sc.qps)
+    let groups = sc.groups();
+    let total_qps = sc.qps * groups.len() as u32;
+    let slots: Vec<Slots> = (0..total_qps)
         .map(|_| Slots {
             src: lay.alloc(Region::Src, nslots * stride, 64),
             dst: lay.alloc(Region::Dst, nslots * stride, 64),
@@ -673,57 +740,67 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
         }
         lay.page_shift += 1;
     }
-    let mut nics = [
-        make_nic(sc.engines[0], "A", rng.next_u64(), STATION_A, sc),
-        make_nic(sc.engines[1], "B", rng.next_u64(), STATION_B, sc),
-    ];
+    let mut nics: Vec<Box<dyn SimNic>> = (0..sc.nics)
+        .map(|i| {
+            make_nic(
+                sc.engine_of(i),
+                &nic_name(i),
+                rng.next_u64(),
+                station(i),
+                sc,
+            )
+        })
+        .collect();
     if let Some(p) = trace {
-        let hw = sc
-            .engines
-            .iter()
-            .position(|e| *e == Engine::Hw)
+        let hw = (0..sc.nics)
+            .find(|&i| sc.engine_of(i) == Engine::Hw)
             .ok_or_else(|| "--trace needs a hardware NIC (--a hw or --b hw)".to_string())?;
         nics[hw].trace_to(p)?;
     }
-    for (i, n) in nics.iter_mut().enumerate() {
+    for n in nics.iter_mut() {
         n.reg_mrs(&lay);
-        for q in 0..sc.qps {
+    }
+    let mut flows = Vec::new();
+    for (g, &(r, d)) in groups.iter().enumerate() {
+        let qp0 = g as u32 * sc.qps;
+        for q in qp0..qp0 + sc.qps {
             // PSNs near the 2^24 wrap, different per direction and QP.
             let ab = (0xFF_FF80 + q * 0x2_0003) & 0xFF_FFFF;
             let ba = (0xFF_FFF0u32.wrapping_sub(q * 0x1_0011)) & 0xFF_FFFF;
-            let (sq, rq) = if i == 0 { (ab, ba) } else { (ba, ab) };
-            n.create_qp(
-                &QpSetup {
-                    qpn: q,
-                    dest_qpn: q,
-                    sq_psn: sq,
-                    rq_psn: rq,
-                    pmtu: sc.pmtu,
-                    // Mixed traffic also meets the READ/atomic limit.
-                    max_rd_atomic: if sc.test == Test::Mixed {
-                        [1, 2, 4, 16][rng.below(4) as usize]
-                    } else {
-                        16
+            for (i, peer, sq, rq) in [(r, d, ab, ba), (d, r, ba, ab)] {
+                nics[i].create_qp(
+                    &QpSetup {
+                        qpn: q,
+                        dest_qpn: q,
+                        sq_psn: sq,
+                        rq_psn: rq,
+                        pmtu: sc.pmtu,
+                        // Mixed traffic also meets the READ/atomic limit.
+                        max_rd_atomic: if sc.test == Test::Mixed {
+                            [1, 2, 4, 16][rng.below(4) as usize]
+                        } else {
+                            16
+                        },
+                        timeout: sc.timeout,
+                        retry_cnt: 7,
+                        rnr_retry: 7,
+                        min_rnr_timer: 1,
                     },
-                    timeout: sc.timeout,
-                    retry_cnt: 7,
-                    rnr_retry: 7,
-                    min_rnr_timer: 1,
-                },
-                if i == 0 { STATION_B } else { STATION_A },
-            );
+                    station(peer),
+                );
+            }
         }
-    }
-    // One direction of traffic per requester: A → B, and with `bidir`
-    // B → A as well.
-    let ndirs = if sc.bidir { 2 } else { 1 };
-    let mut dirs: Vec<Vec<QpRun>> = (0..ndirs)
-        .map(|_| {
-            slots
-                .iter()
-                .enumerate()
-                .map(|(q, s)| QpRun {
-                    slots: *s,
+        // The traffic of the pair: requester to responder, and with
+        // `bidir` back on the same QPs.
+        let ends = if sc.bidir {
+            vec![(r, d), (d, r)]
+        } else {
+            vec![(r, d)]
+        };
+        for (req, rsp) in ends {
+            let qs = (qp0..qp0 + sc.qps)
+                .map(|q| QpRun {
+                    slots: slots[q as usize],
                     next: 0,
                     pending: VecDeque::new(),
                     want_recv: VecDeque::new(),
@@ -732,30 +809,43 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                     atomic: rng.next_u64() ^ q as u64,
                     done: 0,
                 })
-                .collect()
-        })
-        .collect();
-    // The responders' READ sources and atomic words.
-    for (d, qs) in dirs.iter().enumerate() {
-        for (q, r) in qs.iter().enumerate() {
-            let src = pattern(sc.seed ^ d as u64, q as u32, u64::MAX, size as u32);
-            nics[1 - d].write(r.slots.rem_r, &src);
-            nics[1 - d].write(r.slots.rem_at, &r.atomic.to_le_bytes());
+                .collect();
+            flows.push(Flow { req, rsp, qp0, qs });
         }
     }
-    let mut links = [Link::new(sc.link), Link::new(sc.link)];
+    // The responders' READ sources and atomic words.
+    for (fi, f) in flows.iter().enumerate() {
+        for (k, r) in f.qs.iter().enumerate() {
+            let q = f.qp0 + k as u32;
+            let src = pattern(sc.seed ^ fi as u64, q, u64::MAX, size as u32);
+            nics[f.rsp].write(r.slots.rem_r, &src);
+            nics[f.rsp].write(r.slots.rem_at, &r.atomic.to_le_bytes());
+        }
+    }
+    // The flow a completion belongs to: a send completion to the flow the
+    // NIC requests in, a receive completion to the one it responds in.
+    let flow_of = |flows: &[Flow], nic: usize, qpn: u32, recv: bool| {
+        flows.iter().position(|f| {
+            (if recv { f.rsp } else { f.req }) == nic && (f.qp0..f.qp0 + sc.qps).contains(&qpn)
+        })
+    };
+    let macs: Vec<[u8; 6]> = (0..sc.nics).map(|i| station(i).mac).collect();
+    let mut unroutable = 0u64;
+    // One link per NIC: the frames toward it (with more than two NICs, the
+    // switch's output port to it).
+    let mut links: Vec<Link> = (0..sc.nics).map(|_| Link::new(sc.link)).collect();
     let mut lrng = Rng::new(rng.next_u64());
     let mut wrng = Rng::new(rng.next_u64());
     let mut out = Outputs {
         frames: Vec::new(),
-        rx: [Vec::new(), Vec::new()],
+        rx: vec![Vec::new(); sc.nics],
     };
     if sc.record_rx {
         for n in nics.iter_mut() {
             n.record_rx();
         }
     }
-    let total = sc.iters * sc.qps as u64 * ndirs as u64;
+    let total = sc.iters * sc.qps as u64 * flows.len() as u64;
     let (mut done, mut bytes) = (0u64, 0u64);
     let mut latencies = Vec::with_capacity(total as usize);
     let mut first_post: Option<u64> = None;
@@ -763,10 +853,9 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
     let mut last_progress = 0u64;
     let mut quiet_until: Option<u64> = None;
     let mut bar = Progress::new(sc.progress, total);
-    let nic_name = |i: usize| ["A", "B"][i];
-    let fail = |nics: &mut [Box<dyn SimNic>; 2], msg: String| -> String {
+    let fail = |nics: &mut [Box<dyn SimNic>], msg: String| -> String {
         let why: Vec<String> = nics.iter_mut().map(|n| n.why()).collect();
-        format!("{msg}\n  {}\n  {}", why[0], why[1])
+        format!("{msg}\n  {}", why.join("\n  "))
     };
     loop {
         let now = nics[0].cycle();
@@ -775,15 +864,16 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                 break;
             }
         }
-        let ready = nics[0].ready() && nics[1].ready();
-        for (d, qs) in dirs.iter_mut().enumerate() {
-            let (rq, rs) = (d, 1 - d);
+        let ready = nics.iter().all(|n| n.ready());
+        for (fi, f) in flows.iter_mut().enumerate() {
+            let (rq, rs) = (f.req, f.rsp);
             // The responder: receive buffers ahead of what may be sent.
-            for (q, r) in qs.iter_mut().enumerate() {
+            for (k, r) in f.qs.iter_mut().enumerate() {
+                let q = f.qp0 + k as u32;
                 while ready && r.recv_posted < r.recv_done + nslots && sc.test != Test::Read {
                     let slot = r.recv_posted % nslots;
                     nics[rs].post_recv(
-                        q as u32,
+                        q,
                         RecvWr {
                             wr_id: r.recv_posted,
                             va: r.slots.rcv + slot * stride + recv_offset(odd, r.recv_posted),
@@ -794,8 +884,8 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                 }
             }
             // The requester: messages, up to `depth` outstanding per QP.
-            for (q, r) in qs.iter_mut().enumerate() {
-                let q = q as u32;
+            for (k, r) in f.qs.iter_mut().enumerate() {
+                let q = f.qp0 + k as u32;
                 while ready && r.next < sc.iters && r.pending.len() < sc.depth {
                     let m = r.next;
                     let (verb, len) = verb_of(sc, &mut wrng);
@@ -817,7 +907,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                     match verb {
                         Verb::Send | Verb::SendImm | Verb::Write | Verb::WriteImm => {
                             wr.lva = r.slots.src + slot * stride + off;
-                            let data = pattern(sc.seed ^ d as u64, q, m, len);
+                            let data = pattern(sc.seed ^ fi as u64, q, m, len);
                             nics[rq].write(wr.lva, &data);
                             if matches!(verb, Verb::Write | Verb::WriteImm) {
                                 wr.rva = r.slots.rem_w + slot * stride + roff;
@@ -842,7 +932,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                                 wrng.below(size - len as u64 + 1)
                             };
                             wr.rva = r.slots.rem_r + off;
-                            let src = pattern(sc.seed ^ d as u64, q, u64::MAX, size as u32);
+                            let src = pattern(sc.seed ^ fi as u64, q, u64::MAX, size as u32);
                             want = src[off as usize..off as usize + len as usize].to_vec();
                         }
                         Verb::CmpSwap | Verb::FetchAdd => {
@@ -878,16 +968,19 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
             n.step();
         }
         let now = nics[0].cycle();
-        // Frames across the link.
-        for (i, l) in links.iter_mut().enumerate() {
-            while let Some((first, fr)) = nics[i].pop_tx() {
-                out.frames.push((first, i == 0, fr.clone()));
-                l.send(&mut lrng, now, fr);
+        // Frames across the links, to the NIC with the destination MAC.
+        for (i, n) in nics.iter_mut().enumerate() {
+            while let Some((first, fr)) = n.pop_tx() {
+                out.frames.push((first, i, fr.clone()));
+                match macs.iter().position(|m| fr.len() >= 6 && fr[..6] == m[..]) {
+                    Some(j) if j != i => links[j].send(&mut lrng, now, fr),
+                    _ => unroutable += 1,
+                }
             }
         }
-        for (i, l) in links.iter_mut().enumerate() {
+        for (j, l) in links.iter_mut().enumerate() {
             for (t, fr) in l.deliver(now) {
-                nics[1 - i].push_rx(t, fr);
+                nics[j].push_rx(t, fr);
             }
         }
         // Completions: a send completion at NIC i belongs to direction i,
@@ -901,15 +994,18 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
         for (i, c) in cqes {
             last_progress = now;
             let recv = matches!(c.opcode, WcOpcode::Recv | WcOpcode::RecvRdmaWithImm);
-            let d = if recv { 1 - i } else { i };
-            let q = c.qpn as usize;
-            if quiet_until.is_some() || q >= sc.qps as usize || d >= ndirs {
-                return Err(fail(
-                    &mut nics,
-                    format!("NIC {}: an unexpected completion: {c:?}", nic_name(i)),
-                ));
-            }
-            let r = &mut dirs[d][q];
+            let q = c.qpn;
+            let fi = match flow_of(&flows, i, q, recv) {
+                Some(fi) if quiet_until.is_none() => fi,
+                _ => {
+                    return Err(fail(
+                        &mut nics,
+                        format!("NIC {}: an unexpected completion: {c:?}", nic_name(i)),
+                    ))
+                }
+            };
+            let (rsp, qp0) = (flows[fi].rsp, flows[fi].qp0);
+            let r = &mut flows[fi].qs[(q - qp0) as usize];
             if !recv {
                 let Some(p) = r.pending.pop_front() else {
                     return Err(fail(
@@ -941,7 +1037,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                     return Err(format!("{name}: completion says {} bytes", c.byte_len));
                 }
                 let got = match p.wr.verb {
-                    Verb::Write | Verb::WriteImm => nics[1 - i].read(p.wr.rva, p.want.len()),
+                    Verb::Write | Verb::WriteImm => nics[rsp].read(p.wr.rva, p.want.len()),
                     Verb::Read | Verb::CmpSwap | Verb::FetchAdd => {
                         nics[i].read(p.wr.lva, p.want.len())
                     }
@@ -1009,11 +1105,14 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                     "NIC {}: {}; oldest message outstanding: {}",
                     n.name(),
                     e.join("; "),
-                    oldest(&dirs)
+                    oldest(&flows)
                 ));
             }
         }
-        let all = done == total && dirs.iter().flatten().all(|r| r.want_recv.is_empty());
+        let all = done == total
+            && flows
+                .iter()
+                .all(|f| f.qs.iter().all(|r| r.want_recv.is_empty()));
         if all && quiet_until.is_none() {
             quiet_until = Some(now + 4 * sc.link.latency + 20_000);
         }
@@ -1023,7 +1122,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                 format!(
                     "hang: no completion for {} cycles at cycle {now}; {done} of {total} messages done; oldest outstanding: {}",
                     sc.hang_cycles,
-                    oldest(&dirs)
+                    oldest(&flows)
                 ),
             ));
         }
@@ -1038,17 +1137,21 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
             ));
         }
     }
-    for (d, qs) in dirs.iter().enumerate() {
-        for (q, r) in qs.iter().enumerate() {
-            let got = u64::from_le_bytes(nics[1 - d].read(r.slots.rem_at, 8).try_into().unwrap());
+    for f in &flows {
+        for (k, r) in f.qs.iter().enumerate() {
+            let got = u64::from_le_bytes(nics[f.rsp].read(r.slots.rem_at, 8).try_into().unwrap());
             if got != r.atomic {
                 return Err(format!(
-                    "NIC {} QP {q}: the atomic word holds {got:#x}, in-order execution gives {:#x}",
-                    nic_name(1 - d),
+                    "NIC {} QP {}: the atomic word holds {got:#x}, in-order execution gives {:#x}",
+                    nic_name(f.rsp),
+                    f.qp0 + k as u32,
                     r.atomic
                 ));
             }
         }
+    }
+    if unroutable > 0 {
+        return Err(format!("{unroutable} frames to a MAC address no NIC has"));
     }
     let allowed = |va: u64| {
         let r = Region::of(va);
@@ -1072,7 +1175,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
     }
     let report = Report {
         scenario: format!(
-            "roce-sim run: --test {} --size {} --iters {} --qps {}{}{} --depth {} --pmtu {} \
+            "roce-sim run: --test {} --size {} --iters {} --qps {}{}{}{} --depth {} --pmtu {} \
              --a {} --b {} --latency {} --bandwidth {} --drop {} --dup {} --reorder {} --corrupt {}{} --seed {}",
             sc.test.name(),
             sc.size,
@@ -1080,6 +1183,11 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
             sc.qps,
             if sc.imm { " --imm" } else { "" },
             if sc.bidir { " --bidir" } else { "" },
+            if sc.nics > 2 {
+                format!(" --nics {} --pattern {:?}", sc.nics, sc.pattern).to_lowercase()
+            } else {
+                String::new()
+            },
             sc.depth,
             sc.pmtu.bytes(),
             engine_name(sc.engines[0]),
@@ -1099,7 +1207,11 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
         bytes,
         cycles: last_done - first_post.unwrap_or(0),
         latencies,
-        link: [links[0].st, links[1].st],
+        links: links
+            .iter()
+            .enumerate()
+            .map(|(j, l)| (nic_name(j), l.st))
+            .collect(),
         nics: nics
             .iter_mut()
             .map(|n| (n.name().to_string(), n.engine(), n.counters()))

@@ -146,7 +146,7 @@ pub fn markdown(param: Param, pts: &[Point]) -> String {
             r.latency(99.0),
             r.latency(100.0),
             retx(r),
-            r.link[0].dropped + r.link[1].dropped
+            r.dropped()
         );
     }
     s

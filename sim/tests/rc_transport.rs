@@ -133,7 +133,7 @@ fn hw_to_hw_every_verb_lossless_pmtu_1024_with_stalls() {
 fn hw_to_hw_every_verb_faulty_link() {
     let seed = Rng::seed_from_env("hw_to_hw_every_verb_faulty_link", 0x7c0_0003);
     let r = go(&every_verb(seed, 4, 40, Pmtu::Mtu256, faulty(10_000)));
-    let (l, m) = (r.link[0], r.link[1]);
+    let (l, m) = (r.links[0].1, r.links[1].1);
     assert!(
         l.dropped + m.dropped > 0 && l.corrupted + m.corrupted > 0,
         "the link dropped and corrupted frames: {l:?} {m:?}"
@@ -203,7 +203,7 @@ fn ack_latency() {
     let mut l: Vec<u64> = out
         .frames
         .iter()
-        .filter(|(_, from_a, _)| !from_a)
+        .filter(|(_, nic, _)| *nic == 1)
         .filter_map(|(first, _, fr)| {
             let f = roce_wire::Frame::parse(fr).ok()?;
             (f.repr.bth.opcode.0 == ACK_OPCODE)

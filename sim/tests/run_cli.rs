@@ -73,8 +73,10 @@ fn default_run_reports_and_captures() {
     assert!(
         lat["p50"].as_u64() <= lat["p99"].as_u64() && lat["p99"].as_u64() <= lat["max"].as_u64()
     );
-    let dropped = j["link"]["a_to_b"]["dropped"].as_u64().unwrap()
-        + j["link"]["b_to_a"]["dropped"].as_u64().unwrap();
+    let links = j["links"].as_array().unwrap();
+    assert_eq!(links.len(), 2);
+    let sum = |k: &str| links.iter().map(|l| l[k].as_u64().unwrap()).sum::<u64>();
+    let dropped = sum("dropped");
     assert!(dropped > 0, "0.1 % of about 2000 frames dropped");
     assert!(
         counter(&j, 0, "req_retx") > 0,
@@ -82,8 +84,7 @@ fn default_run_reports_and_captures() {
     );
     assert_eq!(j["nics"][0]["engine"], "hw");
     // The capture: both directions as sent, every frame valid RoCE.
-    let sent = j["link"]["a_to_b"]["frames"].as_u64().unwrap()
-        + j["link"]["b_to_a"]["frames"].as_u64().unwrap();
+    let sent = sum("frames");
     let mut r = pcap_file::pcap::PcapReader::new(std::fs::File::open(&pcap).unwrap()).unwrap();
     let (mut n, mut last) = (0u64, std::time::Duration::ZERO);
     while let Some(p) = r.next_packet() {
@@ -168,6 +169,12 @@ fn bad_arguments_exit_2_naming_them() {
         (&["--inline"][..], "--inline"),
         (&["--timeout", "0"][..], "--timeout"),
         (&["--bandwidth", "0"][..], "--bandwidth"),
+        (&["--nics", "3"][..], "--nics"),
+        (&["--nics", "17", "--pattern", "incast"][..], "--nics"),
+        (
+            &["--nics", "16", "--pattern", "incast", "--qps", "5"][..],
+            "--qps",
+        ),
         (
             &["--json", "/nonexistent-dir/x.json"][..],
             "/nonexistent-dir/x.json",
@@ -214,8 +221,12 @@ fn sweep_writes_table_json_and_charts() {
     let j: Value = serde_json::from_slice(&std::fs::read(dir.join("sweep.json")).unwrap()).unwrap();
     let pts = j["points"].as_array().unwrap();
     assert_eq!(pts.len(), 2);
-    assert_eq!(
-        pts[0]["report"]["link"]["a_to_b"]["dropped"], 0,
+    assert!(
+        pts[0]["report"]["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["dropped"] == 0),
         "no loss at 0 %"
     );
     assert!(
@@ -258,4 +269,45 @@ fn sweep_writes_table_json_and_charts() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(names), "{args:?}: {err}");
     }
+}
+
+/// Incast through the switch: four senders into one port fill its queue,
+/// frames over the threshold are marked CE, and the receiver (the model,
+/// a congestion notification point) answers with CNPs the hardware senders
+/// count as dropped by type (no reaction point yet).
+#[test]
+fn incast_marks_ecn_at_the_congested_port() {
+    let json = scratch("incast.json");
+    ok(&[
+        "--quiet",
+        "--nics",
+        "5",
+        "--pattern",
+        "incast",
+        "--b",
+        "model",
+        "--qps",
+        "2",
+        "--iters",
+        "100",
+        "--drop",
+        "0",
+        "--ecn-threshold",
+        "20000",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let j: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let links = j["links"].as_array().unwrap();
+    assert_eq!(links.len(), 5);
+    assert_eq!(links[0]["to"], "A");
+    assert!(
+        links[0]["ecn_marked"].as_u64().unwrap() > 0,
+        "the incast port marked CE"
+    );
+    for l in &links[1..] {
+        assert_eq!(l["ecn_marked"], 0, "uncongested ports mark nothing: {l}");
+    }
+    assert!(counter(&j, 0, "cnp_sent") > 0, "the receiver sent CNPs");
+    assert_eq!(j["messages"], 4 * 2 * 100);
 }
