@@ -3,32 +3,30 @@
 //! Blocks are generic over the stream width `W` (64, 128, 256 or 512 bits)
 //! and its keep width `K = W / 8`; [`blocks`] lists what can be emitted as
 //! Verilog and is what `roce-gen` and the simulation build use.
+//!
+//! The source is grouped by subsystem: `stream` (streams and primitives),
+//! `crc`, `rx`, `tx`, `transport`, `mr`, `csr`, `host`. Every block module
+//! is also re-exported at the crate root (`roce_hw::roce_rx`, ...).
 
-pub mod axis_register;
 pub mod blocks;
-pub mod bram;
-pub mod crc32;
+pub mod crc;
 pub mod csr;
-pub mod dma;
-pub mod fifo;
-pub mod gf2;
-pub mod mr_ctrl;
-pub mod mr_tlb;
-pub mod prim;
-pub mod qp_timers;
-pub mod rc_transport;
-pub mod req_engine;
-pub mod resp_chk;
-pub mod resp_exec;
-pub mod resp_top;
-pub mod retx_buf;
-pub mod roce_rx;
-pub mod roce_tx;
-pub mod rx_prim;
+pub mod host;
+pub mod mr;
+pub mod rx;
 pub mod stream;
 #[cfg(test)]
 mod testing;
-pub mod tx_arb;
-pub mod tx_header;
+pub mod transport;
+pub mod tx;
 pub mod verilog;
-pub mod xornet;
+
+pub use crc::crc32;
+pub use host::dma;
+pub use mr::{mr_ctrl, mr_tlb};
+pub use rx::{roce_rx, rx_prim};
+pub use stream::{axis_register, bram, fifo, gf2, prim, xornet};
+pub use transport::{
+    qp_timers, rc_transport, req_engine, resp_chk, resp_exec, resp_top, retx_buf, tx_arb,
+};
+pub use tx::{roce_tx, tx_header};

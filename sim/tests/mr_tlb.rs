@@ -22,7 +22,7 @@ use roce_sim::rng::Rng;
 use roce_wire::mr::{self, key, key_index, Access, Chunk, CmdError, MrState, Reject, Request};
 
 /// Command opcodes of the block's `s_cmd_op`: `roce_regs::MrOp`, which
-/// hw/src/mr_tlb.rs `op` uses too.
+/// hw/src/mr/mr_tlb.rs `op` uses too.
 const WRITE_PT: u32 = roce_regs::MrOp::WritePt as u32;
 const REGISTER: u32 = roce_regs::MrOp::Register as u32;
 const DEREGISTER: u32 = roce_regs::MrOp::Deregister as u32;

@@ -34,7 +34,7 @@ const QPS: u32 = 64;
 const WORDS: usize = 11;
 
 // The block's command and event codes, as match patterns; checked against
-// the catalogue's (hw/src/resp_chk.rs) by `codes_are_the_catalogues`.
+// the catalogue's (hw/src/transport/resp_chk.rs) by `codes_are_the_catalogues`.
 const CMD_EXECUTE: u64 = 0;
 const CMD_DUPLICATE: u64 = 1;
 const CMD_NAK: u64 = 2;

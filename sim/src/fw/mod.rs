@@ -48,7 +48,7 @@ pub trait Softcore {
     /// Host write (all byte strobes): the response.
     fn host_write(&mut self, offset: u32, value: u32) -> u32;
     /// QP `q`'s context on the datapath read port (packed, as
-    /// `hw/src/csr.rs` documents).
+    /// `hw/src/csr/mod.rs` documents).
     fn qp_ctx(&mut self, q: u32) -> Vec<u32>;
     /// Softcore clock cycles so far (ISS: instructions plus the clock
     /// cycles of its CSR transactions).

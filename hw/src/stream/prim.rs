@@ -504,7 +504,7 @@ impl<const K: usize> Logic for CountKeep<K> {
 /// A funnel shifter: `y = ({hi, lo} >> (d * lane))[N-1:0]`, i.e. output
 /// lane `j` is lane `j + d` of the `2N`-bit word `{hi, lo}` (`lane` bits a
 /// lane: 8 for data bytes, 1 for their keep bits). With `hi = lo` it is a
-/// rotation. The DMA engines realign bytes with it (`hw/src/dma.rs`).
+/// rotation. The DMA engines realign bytes with it (`hw/src/host/dma.rs`).
 #[derive(LogicBlock)]
 pub struct Funnel<const N: usize> {
     pub hi: Signal<In, Bits<N>>,
