@@ -249,8 +249,8 @@ enum FuzzWhat {
         /// Seed (decimal or 0x hex; default: from the clock, printed).
         #[arg(long, value_parser = number)]
         seed: Option<u64>,
-        /// QPs the frames address (1 to 64).
-        #[arg(long, default_value_t = 8, value_parser = num_max(64))]
+        /// QPs the frames address (1 to 62: QP 2 up; 0 and 1 are the management QPs).
+        #[arg(long, default_value_t = 8, value_parser = num_max(62))]
         qps: u32,
         /// Frames mutated, per mille.
         #[arg(long, default_value_t = 150, value_parser = num_max(1000))]
@@ -777,7 +777,7 @@ fn fuzz_rx(width: usize, frames: u64, seed: Option<u64>, max_payload: usize) -> 
 fn fuzz_transport(frames: u64, seed: Option<u64>, qps: u32, mutate: u32) -> ExitCode {
     use roce_sim::transport_fuzz::{transport, Config};
     if qps == 0 {
-        eprintln!("roce-sim fuzz transport: error: --qps 0: 1 to 64");
+        eprintln!("roce-sim fuzz transport: error: --qps 0: 1 to 62");
         return ExitCode::from(2);
     }
     let seed = seed.unwrap_or_else(|| {

@@ -39,6 +39,11 @@ use roce_wire::Pmtu;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 
+/// The first QP number a run uses: QP0 and QP1 are InfiniBand's
+/// management QPs (SMI, GSI), never RC data QPs (Wireshark decodes what
+/// goes to them as MADs).
+pub const FIRST_QPN: u32 = 2;
+
 /// Preamble + SFD (8), FCS (4) and inter-frame gap (12): bytes a frame
 /// occupies on the wire beyond what the MAC stream carries.
 pub const WIRE_OVERHEAD: u64 = 24;
@@ -221,11 +226,12 @@ impl Scenario {
             return Err(format!("--nics {}: pairs need an even number", self.nics));
         }
         let qps = self.qps as u64 * self.groups().len() as u64;
-        if hw && qps > hw_param("QPS") {
+        if hw && FIRST_QPN as u64 + qps > hw_param("QPS") {
             return Err(format!(
-                "--qps {} ({qps} QPs over the NIC pairs): the hardware build has {} QPs",
+                "--qps {} ({qps} QPs over the NIC pairs): the hardware build has {} QPs, {} of them for data",
                 self.qps,
-                hw_param("QPS")
+                hw_param("QPS"),
+                hw_param("QPS") - FIRST_QPN as u64
             ));
         }
         if self.iters == 0 {
@@ -762,7 +768,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
     }
     let mut flows = Vec::new();
     for (g, &(r, d)) in groups.iter().enumerate() {
-        let qp0 = g as u32 * sc.qps;
+        let qp0 = FIRST_QPN + g as u32 * sc.qps;
         for q in qp0..qp0 + sc.qps {
             // PSNs near the 2^24 wrap, different per direction and QP.
             let ab = (0xFF_FF80 + q * 0x2_0003) & 0xFF_FFFF;
@@ -800,7 +806,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
         for (req, rsp) in ends {
             let qs = (qp0..qp0 + sc.qps)
                 .map(|q| QpRun {
-                    slots: slots[q as usize],
+                    slots: slots[(q - FIRST_QPN) as usize],
                     next: 0,
                     pending: VecDeque::new(),
                     want_recv: VecDeque::new(),

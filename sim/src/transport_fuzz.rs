@@ -29,7 +29,7 @@
 use crate::fuzz::{mutate, Mutation};
 use crate::nic::{HwNic, Layout, QpSetup, RecvWr, Region, SendWr, SimNic, Verb};
 use crate::rng::Rng;
-use crate::run::{STATION_A, STATION_B};
+use crate::run::{FIRST_QPN, STATION_A, STATION_B};
 use crate::traffic::FrameGen;
 use roce_wire::aeth::{AckCredits, NakCode, RnrTimer, Syndrome};
 use roce_wire::opcode::TABLE;
@@ -194,7 +194,7 @@ impl Fuzzer {
                 pkey: roce_wire::bth::DEFAULT_PKEY,
                 fecn: false,
                 becn: false,
-                dest_qp: q,
+                dest_qp: FIRST_QPN + q,
                 ack_req: self.rng.chance(300),
                 psn,
             },
@@ -390,10 +390,11 @@ impl Fuzzer {
             ip.dst = STATION_B.ip;
         }
         if self.rng.below(10) < 8 {
-            repr.bth.dest_qp = self.rng.below(self.qps as u64) as u32;
+            repr.bth.dest_qp = FIRST_QPN + self.rng.below(self.qps as u64) as u32;
         }
         if self.rng.chance(500) {
-            repr.bth.psn = self.peers[repr.bth.dest_qp as usize % self.qps as usize].psn;
+            let i = repr.bth.dest_qp.wrapping_sub(FIRST_QPN) as usize % self.qps as usize;
+            repr.bth.psn = self.peers[i].psn;
         }
         repr.sync_lengths();
         let bytes = repr.to_bytes(&payload).expect("FrameGen's frames emit");
@@ -403,8 +404,8 @@ impl Fuzzer {
 
 fn setup(q: u32, rng: &mut Rng) -> QpSetup {
     QpSetup {
-        qpn: q,
-        dest_qpn: q,
+        qpn: FIRST_QPN + q,
+        dest_qpn: FIRST_QPN + q,
         sq_psn: rng.below(1 << 24) as u32,
         rq_psn: rng.below(1 << 24) as u32,
         pmtu: PMTU,
@@ -420,8 +421,8 @@ fn setup(q: u32, rng: &mut Rng) -> QpSetup {
 pub fn transport(c: &Config, mut progress: impl FnMut(u64)) -> Result<Report, String> {
     let mut rng = Rng::new(c.seed);
     let mut nic = HwNic::new("B", rng.next_u64(), STATION_B, 0);
-    if c.qps == 0 || c.qps > nic.qps() {
-        return Err(format!("--qps {}: 1 to {}", c.qps, nic.qps()));
+    if c.qps == 0 || FIRST_QPN + c.qps > nic.qps() {
+        return Err(format!("--qps {}: 1 to {}", c.qps, nic.qps() - FIRST_QPN));
     }
     let mut lay = Layout::new(12);
     lay.alloc(Region::Rem, AREA * c.qps as u64, 64);
@@ -461,7 +462,7 @@ pub fn transport(c: &Config, mut progress: impl FnMut(u64)) -> Result<Report, St
                 while recvs[q as usize] < 4 {
                     wr_id += 1;
                     nic.post_recv(
-                        q,
+                        FIRST_QPN + q,
                         RecvWr {
                             wr_id,
                             va: rcv + q as u64 * 4096 + rng.below(8),
@@ -470,7 +471,7 @@ pub fn transport(c: &Config, mut progress: impl FnMut(u64)) -> Result<Report, St
                     );
                     recvs[q as usize] += 1;
                 }
-                if nic.sends_outstanding(q) < 2 {
+                if nic.sends_outstanding(FIRST_QPN + q) < 2 {
                     wr_id += 1;
                     let verb = [Verb::Write, Verb::Read, Verb::FetchAdd][rng.below(3) as usize];
                     let len = if verb.atomic() {
@@ -479,7 +480,7 @@ pub fn transport(c: &Config, mut progress: impl FnMut(u64)) -> Result<Report, St
                         rng.below(600) as u32
                     };
                     nic.post_send(SendWr {
-                        qpn: q,
+                        qpn: FIRST_QPN + q,
                         verb,
                         wr_id,
                         lva: if verb == Verb::Write { src } else { dst } + q as u64 * 4096,
@@ -539,9 +540,12 @@ pub fn transport(c: &Config, mut progress: impl FnMut(u64)) -> Result<Report, St
                     &fr[..fr.len().min(64)]
                 ));
             };
-            let q = fr.repr.bth.dest_qp as usize;
+            let q = fr.repr.bth.dest_qp.wrapping_sub(FIRST_QPN) as usize;
             if q >= c.qps as usize {
-                return Err(format!("the NIC sent to QP {q}, which it was not given"));
+                return Err(format!(
+                    "the NIC sent to QP {}, which it was not given",
+                    fr.repr.bth.dest_qp
+                ));
             }
             let info = fr.repr.bth.opcode.info();
             let response = info.is_some_and(|i| {
@@ -568,11 +572,13 @@ pub fn transport(c: &Config, mut progress: impl FnMut(u64)) -> Result<Report, St
                 cqe.opcode,
                 roce_transport::WcOpcode::Recv | roce_transport::WcOpcode::RecvRdmaWithImm
             ) {
-                recvs[cqe.qpn as usize] = recvs[cqe.qpn as usize].saturating_sub(1);
+                let i = (cqe.qpn - FIRST_QPN) as usize;
+                recvs[i] = recvs[i].saturating_sub(1);
             }
         }
         // QPs in Error: reset, as the firmware would.
-        for (q, _, _) in nic.take_qp_errors() {
+        for (qpn, _, _) in nic.take_qp_errors() {
+            let q = qpn - FIRST_QPN;
             rep.resets += 1;
             let s = setup(q, &mut rng);
             nic.create_qp(&s, STATION_A);
@@ -637,7 +643,7 @@ fn clean_traffic(nic: &mut HwNic, f: &mut Fuzzer, rng: &mut Rng, qps: u32) -> Re
         nic.create_qp(&s, STATION_A);
         f.peers[q as usize].psn = Psn::new(s.rq_psn);
         nic.post_recv(
-            q,
+            FIRST_QPN + q,
             RecvWr {
                 wr_id: 1 << 40 | q as u64,
                 va: rcv + q as u64 * 4096,
@@ -692,7 +698,7 @@ fn clean_traffic(nic: &mut HwNic, f: &mut Fuzzer, rng: &mut Rng, qps: u32) -> Re
         while let Some((_, fr)) = nic.pop_tx() {
             let fr =
                 Frame::parse(&fr).map_err(|e| format!("clean traffic: a bad frame out: {e:?}"))?;
-            let q = fr.repr.bth.dest_qp as usize;
+            let q = fr.repr.bth.dest_qp.wrapping_sub(FIRST_QPN) as usize;
             if fr
                 .repr
                 .bth
@@ -716,7 +722,7 @@ fn clean_traffic(nic: &mut HwNic, f: &mut Fuzzer, rng: &mut Rng, qps: u32) -> Re
         }
         while let Some(c) = nic.poll_cq() {
             if c.wr_id >> 40 == 1 {
-                let q = c.qpn as usize;
+                let q = (c.qpn - FIRST_QPN) as usize;
                 if !c.ok || c.byte_len != 100 {
                     return Err(format!("clean traffic: QP {q} receive completion {c:?}"));
                 }
