@@ -191,6 +191,36 @@ pub fn background(addr: u64) -> u8 {
     (z >> 32) as u8
 }
 
+/// Storage granule of an [`AxiMem`].
+const PAGE_BYTES: u64 = 4096;
+
+/// One 4 KiB page of an [`AxiMem`]: its bytes (the background where never
+/// written) and which of them were written.
+struct Page {
+    data: Box<[u8; PAGE_BYTES as usize]>,
+    set: [u64; PAGE_BYTES as usize / 64],
+}
+
+impl std::fmt::Debug for Page {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n: u32 = self.set.iter().map(|w| w.count_ones()).sum();
+        write!(f, "Page({n} bytes written)")
+    }
+}
+
+impl Page {
+    fn new(n: u64) -> Page {
+        let mut data = Box::new([0u8; PAGE_BYTES as usize]);
+        for (i, b) in data.iter_mut().enumerate() {
+            *b = background(n * PAGE_BYTES + i as u64);
+        }
+        Page {
+            data,
+            set: [0; PAGE_BYTES as usize / 64],
+        }
+    }
+}
+
 /// Timing and backpressure of an [`AxiMem`].
 #[derive(Clone, Copy, Debug)]
 pub struct AxiMemTiming {
@@ -250,7 +280,7 @@ pub struct AxiMem {
     lanes: usize,
     rng: Rng,
     pub timing: AxiMemTiming,
-    mem: HashMap<u64, u8>,
+    mem: HashMap<u64, Page>,
     poisoned: HashSet<u64>,
     cycle: u64,
     // Write side.
@@ -347,24 +377,41 @@ impl AxiMem {
 
     /// Bytes at `addr..addr + n`.
     pub fn peek(&self, addr: u64, n: usize) -> Vec<u8> {
-        (0..n as u64)
-            .map(|i| {
-                let a = addr.wrapping_add(i);
-                self.mem.get(&a).copied().unwrap_or_else(|| background(a))
-            })
-            .collect()
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            let a = addr.wrapping_add(out.len() as u64);
+            let off = (a % PAGE_BYTES) as usize;
+            let k = (PAGE_BYTES as usize - off).min(n - out.len());
+            match self.mem.get(&(a / PAGE_BYTES)) {
+                Some(p) => out.extend_from_slice(&p.data[off..off + k]),
+                None => out.extend((0..k as u64).map(|i| background(a.wrapping_add(i)))),
+            }
+        }
+        out
+    }
+
+    /// Writes one byte (and remembers it was written).
+    fn store(&mut self, a: u64, b: u8) {
+        let p = self.mem.entry(a / PAGE_BYTES).or_insert_with(|| Page::new(a / PAGE_BYTES));
+        let i = (a % PAGE_BYTES) as usize;
+        p.data[i] = b;
+        p.set[i / 64] |= 1 << (i % 64);
     }
 
     /// Write bytes at `addr`.
     pub fn poke(&mut self, addr: u64, bytes: &[u8]) {
         for (i, &b) in bytes.iter().enumerate() {
-            self.mem.insert(addr.wrapping_add(i as u64), b);
+            self.store(addr.wrapping_add(i as u64), b);
         }
     }
 
     /// Every byte written so far (by bursts or `poke`), in no order.
     pub fn written(&self) -> impl Iterator<Item = (u64, u8)> + '_ {
-        self.mem.iter().map(|(&a, &b)| (a, b))
+        self.mem.iter().flat_map(|(&n, p)| {
+            (0..PAGE_BYTES as usize)
+                .filter(|&i| p.set[i / 64] >> (i % 64) & 1 == 1)
+                .map(move |i| (n * PAGE_BYTES + i as u64, p.data[i]))
+        })
     }
 
     /// Answer every burst touching the 4 KiB page holding `addr` with
@@ -388,7 +435,7 @@ impl AxiMem {
         let base = req.addr + beat as u64 * (1u64 << req.size);
         for (i, &b) in data.iter().enumerate() {
             if (strb >> i) & 1 == 1 {
-                self.mem.insert(base + i as u64, b);
+                self.store(base + i as u64, b);
             }
         }
     }
