@@ -392,7 +392,10 @@ impl AxiMem {
 
     /// Writes one byte (and remembers it was written).
     fn store(&mut self, a: u64, b: u8) {
-        let p = self.mem.entry(a / PAGE_BYTES).or_insert_with(|| Page::new(a / PAGE_BYTES));
+        let p = self
+            .mem
+            .entry(a / PAGE_BYTES)
+            .or_insert_with(|| Page::new(a / PAGE_BYTES));
         let i = (a % PAGE_BYTES) as usize;
         p.data[i] = b;
         p.set[i / 64] |= 1 << (i % 64);

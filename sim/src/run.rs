@@ -465,7 +465,9 @@ pub struct Report {
     pub nics: Vec<NicCounters>,
     /// Clock for the figures.
     pub clock_mhz: f64,
-    /// The MAC's bytes per cycle.
+    /// The line rate the payload can use: the links' bytes per cycle times
+    /// the NICs the payload goes to (one with two NICs one way; two with
+    /// `bidir`; one for incast).
     pub line_bytes_per_cycle: f64,
     /// Simulation wall time in seconds (not a performance figure).
     pub wall_s: f64,
@@ -642,6 +644,22 @@ fn make_nic(e: Engine, name: &str, seed: u64, st: Station, sc: &Scenario) -> Box
             sc.clock_mhz,
         )),
     }
+}
+
+/// NICs whose links carry the payload (the capacity line rate counts): the
+/// responders for SEND, WRITE and atomics, the requesters for READ, both
+/// for mixed traffic.
+fn payload_sinks(test: Test, flows: &[Flow]) -> usize {
+    let mut sinks = std::collections::BTreeSet::new();
+    for f in flows {
+        if test != Test::Read {
+            sinks.insert(f.rsp);
+        }
+        if matches!(test, Test::Read | Test::Mixed) {
+            sinks.insert(f.req);
+        }
+    }
+    sinks.len()
 }
 
 /// The oldest message outstanding, for failure messages.
@@ -1223,7 +1241,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
             .map(|n| (n.name().to_string(), n.engine(), n.counters()))
             .collect(),
         clock_mhz: sc.clock_mhz,
-        line_bytes_per_cycle: sc.link.bytes_per_cycle,
+        line_bytes_per_cycle: sc.link.bytes_per_cycle * payload_sinks(sc.test, &flows) as f64,
         wall_s: wall.elapsed().as_secs_f64(),
     };
     Ok((report, out))
