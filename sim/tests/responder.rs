@@ -504,6 +504,131 @@ fn latency_and_throughput() {
     assert!(steady <= 40.0, "cycles per WRITE {steady}");
 }
 
+/// An AXI write error (a poisoned page answering SLVERR) while ACKs wait
+/// in the response queue: the packet whose write failed is answered with a
+/// remote operational error NAK (its PSN, the MSN before it), its QP goes
+/// to Error (`m_exec_error`) and gets no response after the NAK, although
+/// later packets of it were already executed; the other QPs' ACKs are
+/// untouched.
+#[test]
+fn axi_write_error_naks_its_packet_only() {
+    const NQ: u32 = 3;
+    const N: usize = 30;
+    const BAD_QP: usize = 1;
+    const BAD: usize = 10;
+    let mut rng = Rng::new(Rng::seed_from_env(
+        "axi_write_error_naks_its_packet_only",
+        0xe7ec_0007,
+    ));
+    let (mut conns, mut twin, mut hw) = setup(&mut rng, NQ, 0);
+    let phys = hw.mrs.phys().to_vec();
+    hw.axi.poke(0, &phys);
+    let pa = |hw: &HwResponder<HostMemory>, key: u32, va: u64, len: u32| {
+        hw.mrs
+            .translate(&Request {
+                key,
+                pd: PD,
+                access: Access::from_bits(0),
+                va,
+                len,
+            })
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.pa, c.len as u64))
+            .collect::<Vec<_>>()
+    };
+    // QP BAD_QP's packet BAD goes to its own page, which is poisoned.
+    let dst = |c: &Conn, q: usize, i: usize| {
+        if q == BAD_QP && i == BAD {
+            c.rva + 8192
+        } else {
+            c.rva + 64 * i as u64
+        }
+    };
+    let bad = pa(
+        &hw,
+        conns[BAD_QP].rkey,
+        dst(&conns[BAD_QP], BAD_QP, BAD),
+        64,
+    );
+    for &(a, _) in &bad {
+        hw.axi.poison_page(a);
+    }
+    for (q, c) in conns.iter().enumerate() {
+        for i in 0..N {
+            if !(q == BAD_QP && i == BAD) {
+                for (a, n) in pa(&hw, c.rkey, dst(c, q, i), 64) {
+                    assert!(
+                        !hw.axi.range_poisoned(a, n),
+                        "only one packet's page poisoned"
+                    );
+                }
+            }
+        }
+    }
+    let mut want: Vec<Vec<Resp>> = vec![Vec::new(); NQ as usize];
+    for (q, c) in conns.iter_mut().enumerate() {
+        let (lk, lva) = c.mem_a.alloc(PD, Access::ALL, 64);
+        for i in 0..N {
+            let remote = Remote {
+                va: dst(c, q, i),
+                rkey: c.rkey,
+            };
+            let sge = vec![Sge {
+                addr: lva,
+                len: 64,
+                lkey: lk,
+            }];
+            c.a.post_send(SendWr::new(i as u64, WrOp::Write(remote), sge))
+                .unwrap();
+        }
+    }
+    // Round robin over the QPs, packet by packet.
+    for i in 0..N {
+        for (q, c) in conns.iter_mut().enumerate() {
+            let p = c.a.poll_transmit(1, &mut c.mem_a).expect("a WRITE");
+            c.b.receive(1, &p, false, &mut twin);
+            while let Some(r) = c.b.poll_transmit(1, &mut twin) {
+                let mut r = model_resp(&r);
+                if q == BAD_QP && i == BAD {
+                    let (_, msn) = r.2.unwrap();
+                    r.2 = Some((0x63, msn.wrapping_sub(1) & 0xFF_FFFF));
+                }
+                if !(q == BAD_QP && i > BAD) {
+                    want[q].push(r);
+                }
+            }
+            hw.items.push_back(Item::Hdr(p));
+        }
+    }
+    let mut idle = 0;
+    while hw.busy() || idle < 40 {
+        hw.step();
+        idle = if hw.busy() { 0 } else { idle + 1 };
+        assert!(hw.cycle < 1_000_000, "hang: {}", hw.why());
+    }
+    for (q, w) in want.iter().enumerate() {
+        let got: Vec<Resp> = hw
+            .rsp
+            .iter()
+            .filter(|(n, _)| *n == q as u32)
+            .map(|(_, r)| r.clone())
+            .collect();
+        assert_eq!(&got, w, "QP {q}: responses");
+    }
+    assert_eq!(hw.errors, vec![BAD_QP as u32], "the QP moved to Error");
+    hw.d.eval();
+    // Packets of the failed QP taken after its error: discarded by the
+    // executor (in flight) or dropped by resp_chk (after EV_ERROR).
+    println!(
+        "executed {}, discarded in the executor {}, dropped by state {}",
+        hw.d.get_cnt_execute(),
+        hw.d.get_cnt_drop_err(),
+        hw.d.get_cnt_drop_state()
+    );
+    assert_eq!(hw.d.get_cnt_axi_err(), 1, "AXI errors counted");
+}
+
 /// Random and mutated request headers and payloads (opcodes, PSNs, QPNs
 /// beyond the table, R_Keys of regions in another PD or without remote
 /// access, VAs and DMA lengths out of bounds or wrapping, unaligned
