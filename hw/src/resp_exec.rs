@@ -396,6 +396,8 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     c_dead: DFF<Bit>,
     xw_v: DFF<Bit>,
     xw_qpn: DFF<Bits<24>>,
+    /// The command taken in Finish is of the QP whose word Finish wrote.
+    mfwd: DFF<Bit>,
     qb: Vec<DFF<RspEnt>>,
     ev: Vec<DFF<Bit>>,
     ekill: Vec<DFF<Bit>>,
@@ -456,6 +458,7 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     q_empty: Signal<Local, Bit>,
     q_room: Signal<Local, Bit>,
     xerr_now: Signal<Local, Bit>,
+    mrd: Signal<Local, ExecMeta>,
     ent_in: Signal<Local, RspEnt>,
     in_err: Signal<Local, Bit>,
     in_fence: Signal<Local, Bits<16>>,
@@ -723,6 +726,8 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             q_empty: Default::default(),
             q_room: Default::default(),
             xerr_now: Default::default(),
+            mrd: Default::default(),
+            mfwd: Default::default(),
             ent_in: Default::default(),
             in_err: Default::default(),
             in_fence: Default::default(),
@@ -786,7 +791,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             f_imm, f_inv, msn_before, t_disc, t_wait, t_inv, t_cqe, t_rsp, t_fail, cqe_status,
             cqe_len, rsp_opcode, rsp_psn, rsp_syn, rsp_msn, rsp_data, req_key, req_va, req_len,
             req_acc, wqe_len, wr_pend, wr_iss, wr_dn, err_pend, cl_pend, cl_qpn, c_dead, xw_v,
-            xw_qpn, rd_pend, rd_to_me, res_new, ch_pa, ch_left, rd_left, pkt_left, rd_psn,
+            xw_qpn, mfwd, rd_pend, rd_to_me, res_new, ch_pa, ch_left, rd_left, pkt_left, rd_psn,
             rd_first, at_pa, orig, scan_i, scan_n, hot
         );
         clock!(self, clock, meta, res, qerr);
@@ -933,6 +938,11 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         self.xerr_now.next = self.qerr.read_data.val()
             | (self.xw_v.q.val() & (self.xw_qpn.q.val() == self.c.q.val().qpn))
             | self.c_dead.q.val();
+        if self.mfwd.q.val() {
+            self.mrd.next = self.m.q.val();
+        } else {
+            self.mrd.next = self.meta.read_data.val();
+        }
         // A response into the queue: fenced behind every write issued.
         self.ent_in.next.opcode = self.rsp_opcode.q.val();
         self.ent_in.next.psn = self.rsp_psn.q.val();
@@ -969,7 +979,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 }
             }
             Ex::Decode => {
-                self.m.d.next = self.meta.read_data.val();
+                self.m.d.next = self.mrd.val();
                 self.t_disc.d.next = self.c.q.val().plen != 0;
                 self.rsp_opcode.d.next = self.op_ack.val();
                 self.rsp_psn.d.next = self.c.q.val().psn;
@@ -984,7 +994,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     self.fsm_qw.next = true;
                     self.qerr.write_enable.next = true;
                     self.qerr.write_data.next = false;
-                } else if self.meta.read_data.val().xerr | self.xerr_now.val() {
+                } else if self.mrd.val().xerr | self.xerr_now.val() {
                     self.hotv.next = 0x40.into(); // drop_err
                 } else if self.c.q.val().kind == self.k_drop.val() {
                 } else if self.c.q.val().kind == self.k_nak.val() {
@@ -1012,7 +1022,32 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     {
                         self.state.d.next = Ex::RqReq;
                     } else if self.f_write.q.val() {
-                        self.state.d.next = Ex::ProbeReq;
+                        // The payload's mr_tlb request from here when no
+                        // probe of the range's end comes first.
+                        self.req_key.d.next = self.c.q.val().rkey;
+                        self.req_va.d.next = self.c.q.val().va;
+                        self.req_len.d.next = bit_cast::<32, 16>(self.c.q.val().plen);
+                        self.req_acc.d.next = self.acc_remote_write.val();
+                        if self.f_first.q.val()
+                            & (self.c.q.val().len > bit_cast::<32, 16>(self.c.q.val().plen))
+                        {
+                            self.state.d.next = Ex::ProbeReq;
+                        } else if self.c.q.val().plen == 0 {
+                            self.state.d.next = Ex::WrPost;
+                        } else if self.rd_pend.q.val() == 0 {
+                            self.m_mr_req_valid.next = true;
+                            self.m_mr_req_key.next = self.c.q.val().rkey;
+                            self.m_mr_req_access.next = self.acc_remote_write.val();
+                            self.m_mr_req_va.next = self.c.q.val().va;
+                            self.m_mr_req_len.next = bit_cast::<32, 16>(self.c.q.val().plen);
+                            if self.m_mr_req_ready.val() {
+                                self.state.d.next = Ex::WrGrant;
+                            } else {
+                                self.state.d.next = Ex::WrReq;
+                            }
+                        } else {
+                            self.state.d.next = Ex::WrReq;
+                        }
                     } else if self.f_read.q.val() {
                         self.res_new.d.next = true;
                         self.rd_first.d.next = true;
@@ -1186,6 +1221,20 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     self.cqe_len.d.next = self.m.q.val().wtotal;
                 }
                 self.state.d.next = Ex::Tail;
+                // Nothing but an ACK (or nothing) left: the ACK into the
+                // response queue from here, and on to the next command.
+                if !(self.f_last.q.val() & (self.f_send.q.val() | self.f_imm.q.val()))
+                    & !self.t_disc.q.val()
+                {
+                    if !self.c.q.val().ack_req | self.c_dead.q.val() {
+                        self.t_rsp.d.next = false;
+                        self.state.d.next = Ex::Finish;
+                    } else if self.q_room.val() {
+                        self.qpush.next = true;
+                        self.t_rsp.d.next = false;
+                        self.state.d.next = Ex::Finish;
+                    }
+                }
             }
             Ex::RdReq => {
                 self.req_key.d.next = self.c.q.val().rkey;
@@ -1527,8 +1576,18 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 }
             }
             Ex::Finish => {
+                // The QP's word written back, and the next command taken
+                // in the same cycle (Decode forwards the word when the
+                // next command is of the same QP: the RAM reads first).
                 self.meta.write_enable.next = true;
                 self.state.d.next = Ex::Idle;
+                self.s_cmd_ready.next = true;
+                if self.s_cmd_valid.val() {
+                    self.take.next = true;
+                    self.meta.read_enable.next = true;
+                    self.qerr.read_enable.next = true;
+                    self.state.d.next = Ex::Decode;
+                }
             }
         }
         // ---- Take a command: its flags from the opcode tables.
@@ -1689,6 +1748,9 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         if self.take.val() {
             self.c_dead.d.next = false;
         }
+        self.mfwd.d.next = self.take.val()
+            & (self.state.q.val() == Ex::Finish)
+            & (self.s_cmd_qpn.val() == self.c.q.val().qpn);
         if self.cl_pend.q.val() {
             self.m_err_valid.next = true;
             self.m_err_qpn.next = self.cl_qpn.q.val();
