@@ -459,6 +459,8 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     q_room: Signal<Local, Bit>,
     xerr_now: Signal<Local, Bit>,
     mrd: Signal<Local, ExecMeta>,
+    dfast: Signal<Local, Bit>,
+    dresp: Signal<Local, Bit>,
     ent_in: Signal<Local, RspEnt>,
     in_err: Signal<Local, Bit>,
     in_fence: Signal<Local, Bits<16>>,
@@ -727,6 +729,8 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             q_room: Default::default(),
             xerr_now: Default::default(),
             mrd: Default::default(),
+            dfast: Default::default(),
+            dresp: Default::default(),
             mfwd: Default::default(),
             ent_in: Default::default(),
             in_err: Default::default(),
@@ -925,6 +929,8 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         self.qerr.read_address.next = bit_cast::<Q, 24>(self.s_cmd_qpn.val());
         self.fsm_qw.next = false;
         self.fsm_claim.next = false;
+        self.dfast.next = false;
+        self.dresp.next = false;
         self.qpush.next = false;
         self.q_empty.next = !self.ev[0].q.val();
         self.q_room.next = false;
@@ -986,7 +992,17 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 self.rsp_msn.d.next = self.c.q.val().msn;
                 self.rsp_syn.d.next = self.syn_ack.val();
                 self.state.d.next = Ex::Tail;
+                // A command without payload whose whole work is at most a
+                // response (dfast) queues it from here: the response's
+                // fields as worked out below.
+                self.dfast.next = false;
+                self.dresp.next = false;
+                self.ent_in.next.opcode = self.op_ack.val();
+                self.ent_in.next.psn = self.c.q.val().psn;
+                self.ent_in.next.msn = self.c.q.val().msn;
+                self.ent_in.next.syn = self.syn_ack.val();
                 if self.c.q.val().kind == self.k_reset.val() {
+                    self.dfast.next = true;
                     self.t_disc.d.next = false;
                     self.m.d.next.xerr = false;
                     self.m.d.next.head = 0.into();
@@ -996,14 +1012,24 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     self.qerr.write_data.next = false;
                 } else if self.mrd.val().xerr | self.xerr_now.val() {
                     self.hotv.next = 0x40.into(); // drop_err
+                    self.dfast.next = true;
                 } else if self.c.q.val().kind == self.k_drop.val() {
+                    self.dfast.next = true;
                 } else if self.c.q.val().kind == self.k_nak.val() {
                     self.t_rsp.d.next = true;
                     self.rsp_syn.d.next =
                         self.syn_nak.val() | bit_cast::<8, 5>(self.c.q.val().code);
+                    self.dfast.next = true;
+                    self.dresp.next = true;
+                    self.ent_in.next.syn =
+                        self.syn_nak.val() | bit_cast::<8, 5>(self.c.q.val().code);
                 } else if self.c.q.val().kind == self.k_rnr_nak.val() {
                     self.t_rsp.d.next = true;
                     self.rsp_syn.d.next =
+                        self.syn_rnr.val() | bit_cast::<8, 5>(self.c.q.val().code);
+                    self.dfast.next = true;
+                    self.dresp.next = true;
+                    self.ent_in.next.syn =
                         self.syn_rnr.val() | bit_cast::<8, 5>(self.c.q.val().code);
                 } else if self.c.q.val().kind == self.k_duplicate.val() {
                     if self.f_read.q.val() | self.f_atomic.q.val() {
@@ -1011,6 +1037,9 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     } else {
                         self.t_rsp.d.next = true;
                         self.rsp_psn.d.next = self.c.q.val().ack_psn;
+                        self.dfast.next = true;
+                        self.dresp.next = true;
+                        self.ent_in.next.psn = self.c.q.val().ack_psn;
                     }
                 } else if self.c.q.val().kind == self.k_execute.val() {
                     // A READ or atomic carries no payload (roce_rx refuses
@@ -1033,7 +1062,13 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                         {
                             self.state.d.next = Ex::ProbeReq;
                         } else if self.c.q.val().plen == 0 {
+                            // Nothing to write: WrPost's work, here.
                             self.state.d.next = Ex::WrPost;
+                            self.dfast.next = true;
+                            self.dresp.next = self.c.q.val().ack_req;
+                            if self.f_first.q.val() {
+                                self.m.d.next.wtotal = self.c.q.val().len;
+                            }
                         } else if self.rd_pend.q.val() == 0 {
                             self.m_mr_req_valid.next = true;
                             self.m_mr_req_key.next = self.c.q.val().rkey;
@@ -1054,6 +1089,16 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                         self.state.d.next = Ex::RdReq;
                     } else {
                         self.state.d.next = Ex::AtReq;
+                    }
+                }
+                if (self.c.q.val().plen == 0) & self.dfast.val() {
+                    if !self.dresp.val() | self.c_dead.q.val() {
+                        self.t_rsp.d.next = false;
+                        self.state.d.next = Ex::Finish;
+                    } else if self.q_room.val() {
+                        self.qpush.next = true;
+                        self.t_rsp.d.next = false;
+                        self.state.d.next = Ex::Finish;
                     }
                 }
             }

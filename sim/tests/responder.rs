@@ -504,6 +504,57 @@ fn latency_and_throughput() {
     assert!(steady <= 40.0, "cycles per WRITE {steady}");
 }
 
+/// Headers without payload (0-byte WRITE ONLY with AckReq, one QP, back
+/// to back): the executor's own rate, against the goal of one header per
+/// 2 cycles.
+#[test]
+fn headers_without_payload_throughput() {
+    const N: usize = 200;
+    let mut rng = Rng::new(Rng::seed_from_env(
+        "headers_without_payload_throughput",
+        0xe7ec_0008,
+    ));
+    let (mut conns, mut twin, mut hw) = setup(&mut rng, 1, 0);
+    let c = &mut conns[0];
+    for i in 0..N {
+        let remote = Remote {
+            va: c.rva + 8 * (i as u64 % 100),
+            rkey: c.rkey,
+        };
+        c.a.post_send(SendWr::new(i as u64, WrOp::Write(remote), Vec::new()))
+            .unwrap();
+    }
+    while let Some(p) = c.a.poll_transmit(1, &mut c.mem_a) {
+        assert!(p.payload.is_empty() && p.bth.ack_req);
+        c.b.receive(1, &p, false, &mut twin);
+        while let Some(r) = c.b.poll_transmit(1, &mut twin) {
+            c.want.push_back(model_resp(&r));
+        }
+        hw.items.push_back(Item::Hdr(p));
+    }
+    let mut idle = 0;
+    while hw.busy() || idle < 40 {
+        hw.step();
+        idle = if hw.busy() { 0 } else { idle + 1 };
+        assert!(hw.cycle < 1_000_000, "hang: {}", hw.why());
+    }
+    let got: Vec<Resp> = hw.rsp.drain(..).map(|(_, r)| r).collect();
+    assert_eq!(
+        got,
+        Vec::from(c.want.clone()),
+        "responses (hardware vs model)"
+    );
+    let (h, r) = (&hw.hdr_cycles, &hw.rsp_cycles);
+    assert_eq!((h.len(), r.len()), (N, N));
+    let steady = (r[N - 1] - r[N / 2]) as f64 / (N - 1 - N / 2) as f64;
+    println!(
+        "responder, 0-byte WRITEs: first ACK descriptor {} cycles after its header; \
+         {steady:.1} cycles per ACK in steady state",
+        r[0] - h[0]
+    );
+    assert!(steady <= 2.5, "cycles per header {steady}");
+}
+
 /// An AXI write error (a poisoned page answering SLVERR) while ACKs wait
 /// in the response queue: the packet whose write failed is answered with a
 /// remote operational error NAK (its PSN, the MSN before it), its QP goes
