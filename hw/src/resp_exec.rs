@@ -443,6 +443,7 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     ge_s: Vec<Signal<Local, Bit>>,
     fdist: Vec<Signal<Local, Bits<16>>>,
     dist0: Signal<Local, Bits<16>>,
+    dn_eff: Signal<Local, Bits<16>>,
     ehit: Vec<Signal<Local, Bit>>,
     xhit: Vec<Signal<Local, Bit>>,
     pv: Vec<Signal<Local, Bit>>,
@@ -713,6 +714,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             ge_s: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
             fdist: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
             dist0: Default::default(),
+            dn_eff: Default::default(),
             ehit: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
             xhit: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
             pv: (0..RSP_QUEUE).map(|_| Default::default()).collect(),
@@ -1734,14 +1736,21 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         }
         // The head leaves once its writes are done: dropped (its QP
         // failed), as a NAK (a write it covers failed), or as it is.
-        self.dist0.next = self.wr_dn.q.val() - self.efence[0].q.val();
+        // Counting the completion of this cycle: an ACK leaves in the
+        // cycle its last write's completion arrives (unless that write
+        // failed: ehit).
+        self.dn_eff.next = self.wr_dn.q.val();
+        if self.s_wr_done_valid.val() {
+            self.dn_eff.next = self.wr_dn.q.val() + 1;
+        }
+        self.dist0.next = self.dn_eff.val() - self.efence[0].q.val();
         self.reached0.next = !self.dist0.val().get_bit(15);
         self.qpop.next = false;
         self.claim.next = false;
         if self.ev[0].q.val() & self.reached0.val() {
             if self.ekill[0].q.val() {
                 self.qpop.next = true;
-            } else if self.eerr[0].q.val() {
+            } else if self.eerr[0].q.val() | self.ehit[0].val() {
                 if !self.cl_pend.q.val() & !self.fsm_qw.val() {
                     self.m_rsp_valid.next = true;
                     self.m_rsp_qpn.next = self.eqpn[0].q.val();
