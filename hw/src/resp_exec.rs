@@ -137,6 +137,15 @@ pub struct ResEntry {
 /// (write commands issued up to it, mod 2^16).
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
 pub struct RspEnt {
+    /// A response (ACK, NAK, ATOMIC ACK) to send.
+    pub rsp: Bit,
+    /// A receive completion to send first (status, opcode, length,
+    /// immediate), SEND / WRITE with immediate LAST/ONLY.
+    pub cqe: Bit,
+    pub cst: Bits<3>,
+    pub cop: Bits<8>,
+    pub clen: Bits<32>,
+    pub cimm: Bits<32>,
     pub opcode: Bits<8>,
     pub psn: Bits<24>,
     pub syn: Bits<8>,
@@ -396,6 +405,8 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     c_dead: DFF<Bit>,
     xw_v: DFF<Bit>,
     xw_qpn: DFF<Bits<24>>,
+    /// The head's receive completion is out.
+    h_cqd: DFF<Bit>,
     /// The command taken in Finish is of the QP whose word Finish wrote.
     mfwd: DFF<Bit>,
     qb: Vec<DFF<RspEnt>>,
@@ -461,6 +472,7 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     xerr_now: Signal<Local, Bit>,
     mrd: Signal<Local, ExecMeta>,
     dfast: Signal<Local, Bit>,
+    cqe_len_now: Signal<Local, Bits<32>>,
     dresp: Signal<Local, Bit>,
     ent_in: Signal<Local, RspEnt>,
     in_err: Signal<Local, Bit>,
@@ -734,6 +746,8 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             dfast: Default::default(),
             dresp: Default::default(),
             mfwd: Default::default(),
+            h_cqd: Default::default(),
+            cqe_len_now: Default::default(),
             ent_in: Default::default(),
             in_err: Default::default(),
             in_fence: Default::default(),
@@ -797,8 +811,8 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             f_imm, f_inv, msn_before, t_disc, t_wait, t_inv, t_cqe, t_rsp, t_fail, cqe_status,
             cqe_len, rsp_opcode, rsp_psn, rsp_syn, rsp_msn, rsp_data, req_key, req_va, req_len,
             req_acc, wqe_len, wr_pend, wr_iss, wr_dn, err_pend, cl_pend, cl_qpn, c_dead, xw_v,
-            xw_qpn, mfwd, rd_pend, rd_to_me, res_new, ch_pa, ch_left, rd_left, pkt_left, rd_psn,
-            rd_first, at_pa, orig, scan_i, scan_n, hot
+            xw_qpn, h_cqd, mfwd, rd_pend, rd_to_me, res_new, ch_pa, ch_left, rd_left, pkt_left,
+            rd_psn, rd_first, at_pa, orig, scan_i, scan_n, hot
         );
         clock!(self, clock, meta, res, qerr);
         for i in 0..RSP_ENTRIES {
@@ -951,7 +965,21 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         } else {
             self.mrd.next = self.meta.read_data.val();
         }
+        // A receive completion's byte count (WrPost's).
+        if self.f_send.q.val() {
+            self.cqe_len_now.next = self.c.q.val().off + bit_cast::<32, 16>(self.c.q.val().plen);
+        } else if self.f_first.q.val() {
+            self.cqe_len_now.next = self.c.q.val().len;
+        } else {
+            self.cqe_len_now.next = self.m.q.val().wtotal;
+        }
         // A response into the queue: fenced behind every write issued.
+        self.ent_in.next.rsp = true;
+        self.ent_in.next.cqe = false;
+        self.ent_in.next.cst = self.st_ok.val();
+        self.ent_in.next.cop = self.c.q.val().opcode;
+        self.ent_in.next.clen = self.cqe_len_now.val();
+        self.ent_in.next.cimm = self.c.q.val().imm;
         self.ent_in.next.opcode = self.rsp_opcode.q.val();
         self.ent_in.next.psn = self.rsp_psn.q.val();
         self.ent_in.next.syn = self.rsp_syn.q.val();
@@ -1259,14 +1287,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     self.cqe_status.d.next = self.st_ok.val();
                     self.t_inv.d.next = self.f_inv.q.val();
                 }
-                if self.f_send.q.val() {
-                    self.cqe_len.d.next =
-                        self.c.q.val().off + bit_cast::<32, 16>(self.c.q.val().plen);
-                } else if self.f_first.q.val() {
-                    self.cqe_len.d.next = self.c.q.val().len;
-                } else {
-                    self.cqe_len.d.next = self.m.q.val().wtotal;
-                }
+                self.cqe_len.d.next = self.cqe_len_now.val();
                 self.state.d.next = Ex::Tail;
                 // Nothing but an ACK (or nothing) left: the ACK into the
                 // response queue from here, and on to the next command.
@@ -1279,6 +1300,18 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     } else if self.q_room.val() {
                         self.qpush.next = true;
                         self.t_rsp.d.next = false;
+                        self.state.d.next = Ex::Finish;
+                    }
+                } else if !self.f_inv.q.val() & !self.t_disc.q.val() & !self.c_dead.q.val() {
+                    // A receive completion (and the ACK) into the queue:
+                    // it leaves after the data, as the ACK does.
+                    if self.q_room.val() {
+                        self.qpush.next = true;
+                        self.ent_in.next.cqe = true;
+                        self.ent_in.next.rsp = self.c.q.val().ack_req;
+                        self.t_rsp.d.next = false;
+                        self.t_wait.d.next = false;
+                        self.t_cqe.d.next = false;
                         self.state.d.next = Ex::Finish;
                     }
                 }
@@ -1593,11 +1626,13 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 }
             }
             Ex::Cqe => {
-                self.m_rcqe_valid.next = true;
+                // After the queue's completions (a failure's completion
+                // would overtake them).
+                self.m_rcqe_valid.next = self.q_empty.val();
                 if self.c_dead.q.val() {
                     self.m_rcqe_status.next = self.st_failed.val();
                 }
-                if self.m_rcqe_ready.val() {
+                if self.m_rcqe_ready.val() & self.q_empty.val() {
                     self.t_cqe.d.next = false;
                     self.state.d.next = Ex::Tail;
                 }
@@ -1747,8 +1782,27 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         self.reached0.next = !self.dist0.val().get_bit(15);
         self.qpop.next = false;
         self.claim.next = false;
+        // A head with a receive completion sends it first (its status
+        // failed when the QP failed or one of its writes did).
+        self.m_rcqe_qpn.next = self.c.q.val().qpn;
+        if self.ev[0].q.val() {
+            self.m_rcqe_qpn.next = self.eqpn[0].q.val();
+            self.m_rcqe_status.next = self.qb[0].q.val().cst;
+            self.m_rcqe_opcode.next = self.qb[0].q.val().cop;
+            self.m_rcqe_len.next = self.qb[0].q.val().clen;
+            self.m_rcqe_imm.next = self.qb[0].q.val().cimm;
+        }
+        self.h_cqd.d.next = self.h_cqd.q.val();
         if self.ev[0].q.val() & self.reached0.val() {
-            if self.ekill[0].q.val() {
+            if self.qb[0].q.val().cqe & !self.h_cqd.q.val() {
+                self.m_rcqe_valid.next = true;
+                if self.ekill[0].q.val() | self.eerr[0].q.val() | self.ehit[0].val() {
+                    self.m_rcqe_status.next = self.st_failed.val();
+                }
+                if self.m_rcqe_ready.val() {
+                    self.h_cqd.d.next = true;
+                }
+            } else if self.ekill[0].q.val() {
                 self.qpop.next = true;
             } else if self.eerr[0].q.val() | self.ehit[0].val() {
                 if !self.cl_pend.q.val() & !self.fsm_qw.val() {
@@ -1765,7 +1819,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                         self.claim.next = true;
                     }
                 }
-            } else {
+            } else if self.qb[0].q.val().rsp {
                 self.m_rsp_valid.next = true;
                 self.m_rsp_qpn.next = self.eqpn[0].q.val();
                 self.m_rsp_opcode.next = self.qb[0].q.val().opcode;
@@ -1777,7 +1831,12 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 if self.m_rsp_ready.val() {
                     self.qpop.next = true;
                 }
+            } else {
+                self.qpop.next = true;
             }
+        }
+        if self.qpop.val() {
+            self.h_cqd.d.next = false;
         }
         // A claim: the QP to Error (the error RAM, m_err), its later
         // entries dropped, the command in hand too if it is the QP's.
@@ -1851,7 +1910,9 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 self.eqpn[i].d.next = self.c.q.val().qpn;
                 self.efence[i].d.next = self.in_fence.val();
                 self.eerr[i].d.next = self.in_err.val();
-                self.ekill[i].d.next = false;
+                // A claim of this QP in the same cycle drops it too.
+                self.ekill[i].d.next =
+                    self.claim.val() & (self.eqpn[0].q.val() == self.c.q.val().qpn);
             }
         }
         for i in RSP_QUEUE..RSP_ENTRIES {
@@ -1883,6 +1944,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             self.err_pend.d.next = false;
             self.cl_pend.d.next = false;
             self.c_dead.d.next = false;
+            self.h_cqd.d.next = false;
             for i in 0..RSP_QUEUE {
                 self.ev[i].d.next = false;
             }

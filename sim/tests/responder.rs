@@ -555,6 +555,85 @@ fn headers_without_payload_throughput() {
     assert!(steady <= 2.5, "cycles per header {steady}");
 }
 
+/// SEND ONLY of 64 bytes with AckReq on one QP, back to back, a receive
+/// WQE posted for each: cycles per ACK in steady state (each also makes a
+/// receive completion after its data).
+#[test]
+fn sends_throughput() {
+    const N: usize = 200;
+    let mut rng = Rng::new(Rng::seed_from_env("sends_throughput", 0xe7ec_0009));
+    let (mut conns, mut twin, mut hw) = setup(&mut rng, 1, 0);
+    let c = &mut conns[0];
+    let (lk, lva) = c.mem_a.alloc(PD, Access::ALL, 64);
+    for i in 0..N {
+        let (k, va) = twin.alloc(PD, Access::ALL, 64);
+        let (k2, va2) = hw.mrs.alloc(PD, Access::ALL, 64);
+        assert_eq!((k, va), (k2, va2));
+        c.b.post_recv(RecvWr {
+            wr_id: i as u64,
+            sgl: vec![Sge {
+                addr: va,
+                len: 64,
+                lkey: k,
+            }],
+        })
+        .unwrap();
+        hw.rq.entry(0).or_default().push_back((k, va, 64));
+        hw.items.push_back(Item::Ev {
+            kind: code("EV_POST_RECV"),
+            qpn: 0,
+            count: 1,
+        });
+        let sge = vec![Sge {
+            addr: lva,
+            len: 64,
+            lkey: lk,
+        }];
+        c.a.post_send(SendWr::new(i as u64, WrOp::Send, sge))
+            .unwrap();
+    }
+    let phys = hw.mrs.phys().to_vec();
+    hw.axi.poke(0, &phys);
+    while let Some(p) = c.a.poll_transmit(1, &mut c.mem_a) {
+        assert!(p.bth.ack_req);
+        c.b.receive(1, &p, false, &mut twin);
+        while let Some(r) = c.b.poll_transmit(1, &mut twin) {
+            c.want.push_back(model_resp(&r));
+        }
+        hw.items.push_back(Item::Hdr(p));
+    }
+    let mut idle = 0;
+    while hw.busy() || idle < 40 {
+        hw.step();
+        idle = if hw.busy() { 0 } else { idle + 1 };
+        assert!(hw.cycle < 1_000_000, "hang: {}", hw.why());
+    }
+    let got: Vec<Resp> = hw.rsp.drain(..).map(|(_, r)| r).collect();
+    assert_eq!(
+        got,
+        Vec::from(c.want.clone()),
+        "responses (hardware vs model)"
+    );
+    assert_eq!(hw.cqes.len(), N, "receive completions");
+    assert!(
+        hw.cqes.iter().all(|q| q.1 == 0 && q.3 == 64),
+        "completions OK, 64 bytes"
+    );
+    assert_eq!(
+        hw.axi.peek(0, twin.phys().len()),
+        twin.phys(),
+        "memory (hardware vs model)"
+    );
+    let (h, r) = (&hw.hdr_cycles, &hw.rsp_cycles);
+    let steady = (r[N - 1] - r[N / 2]) as f64 / (N - 1 - N / 2) as f64;
+    println!(
+        "responder, 64-byte SENDs: first ACK descriptor {} cycles after its header; \
+         {steady:.1} cycles per ACK in steady state",
+        r[0] - h[0]
+    );
+    assert!(steady <= 40.0, "cycles per SEND {steady}");
+}
+
 /// An AXI write error (a poisoned page answering SLVERR) while ACKs wait
 /// in the response queue: the packet whose write failed is answered with a
 /// remote operational error NAK (its PSN, the MSN before it), its QP goes
@@ -565,11 +644,16 @@ fn headers_without_payload_throughput() {
 #[test]
 fn axi_write_error_naks_its_packet_only() {
     let seed = Rng::seed_from_env("axi_write_error_naks_its_packet_only", 0xe7ec_0007);
-    axi_write_error(seed, 0);
-    axi_write_error(seed ^ 0x5a, 200);
+    for send in [false, true] {
+        axi_write_error(seed, 0, send);
+        axi_write_error(seed ^ 0x5a, 200, send);
+    }
 }
 
-fn axi_write_error(seed: u64, stall: u32) {
+/// `send`: SEND ONLY into receive WQEs at the same places instead of
+/// WRITEs; the failed packet's receive completion and those of its QP's
+/// packets executed after it have the failed status.
+fn axi_write_error(seed: u64, stall: u32, send: bool) {
     const NQ: u32 = 3;
     const N: usize = 30;
     const BAD_QP: usize = 1;
@@ -634,14 +718,36 @@ fn axi_write_error(seed: u64, stall: u32) {
                 len: 64,
                 lkey: lk,
             }];
-            c.a.post_send(SendWr::new(i as u64, WrOp::Write(remote), sge))
+            let op = if send {
+                c.b.post_recv(RecvWr {
+                    wr_id: i as u64,
+                    sgl: vec![Sge {
+                        addr: remote.va,
+                        len: 64,
+                        lkey: c.rkey,
+                    }],
+                })
                 .unwrap();
+                hw.rq
+                    .entry(q as u32)
+                    .or_default()
+                    .push_back((c.rkey, remote.va, 64));
+                hw.items.push_back(Item::Ev {
+                    kind: code("EV_POST_RECV"),
+                    qpn: q as u32,
+                    count: 1,
+                });
+                WrOp::Send
+            } else {
+                WrOp::Write(remote)
+            };
+            c.a.post_send(SendWr::new(i as u64, op, sge)).unwrap();
         }
     }
     // Round robin over the QPs, packet by packet.
     for i in 0..N {
         for (q, c) in conns.iter_mut().enumerate() {
-            let p = c.a.poll_transmit(1, &mut c.mem_a).expect("a WRITE");
+            let p = c.a.poll_transmit(1, &mut c.mem_a).expect("a request");
             c.b.receive(1, &p, false, &mut twin);
             while let Some(r) = c.b.poll_transmit(1, &mut twin) {
                 let mut r = model_resp(&r);
@@ -672,15 +778,35 @@ fn axi_write_error(seed: u64, stall: u32) {
         assert_eq!(&got, w, "QP {q}: responses");
     }
     assert_eq!(hw.errors, vec![BAD_QP as u32], "the QP moved to Error");
+    if send {
+        // Every receive WQE taken completes: the failed QP's first BAD
+        // with success, then at least one (the failed packet's), all
+        // failed; the other QPs' all with success.
+        for q in 0..NQ {
+            let st: Vec<u32> = hw.cqes.iter().filter(|c| c.0 == q).map(|c| c.1).collect();
+            let left = hw.rq.get(&q).map_or(0, |r| r.len());
+            assert_eq!(st.len() + left, N, "QP {q}: WQEs taken = completions");
+            if q as usize == BAD_QP {
+                assert!(st.len() > BAD, "QP {q}: completions {st:?}");
+                assert!(st[..BAD].iter().all(|&s| s == 0), "QP {q}: {st:?}");
+                assert!(st[BAD..].iter().all(|&s| s == 3), "QP {q}: {st:?}");
+            } else {
+                assert!(st.iter().all(|&s| s == 0), "QP {q}: {st:?}");
+            }
+        }
+    }
     hw.d.eval();
     // Packets of the failed QP taken after its error: discarded by the
     // executor (in flight) or dropped by resp_chk (after EV_ERROR).
     println!(
-        "stall {stall}‰, {} cycles: executed {}, discarded in the executor {}, dropped by state {}",
+        "{} stall {stall}‰, {} cycles: executed {}, discarded in the executor {}, dropped by state {}, \
+         receive completions {}",
+        if send { "SENDs" } else { "WRITEs" },
         hw.cycle,
         hw.d.get_cnt_execute(),
         hw.d.get_cnt_drop_err(),
-        hw.d.get_cnt_drop_state()
+        hw.d.get_cnt_drop_state(),
+        hw.cqes.len()
     );
     assert_eq!(hw.d.get_cnt_axi_err(), 1, "AXI errors counted");
 }
