@@ -47,6 +47,7 @@
 //! dropped, counted) until `CMD_RESET`.
 
 use crate::bram::Bram;
+use crate::fifo::RamQueue;
 use crate::prim::Counter32;
 use crate::resp_chk::{
     CMD_DROP, CMD_DUPLICATE, CMD_EXECUTE, CMD_NAK, CMD_RESET, CMD_RNR_NAK, PD_BITS, RDA_BITS,
@@ -156,6 +157,9 @@ pub struct RspEnt {
 
 /// Entries of the response queue.
 pub const RSP_QUEUE: usize = 4;
+/// log2 of it (the wide part's LUT RAM).
+const RSP_QA: usize = 2;
+const _: () = assert!(RSP_QUEUE == 1 << RSP_QA);
 /// The queue's registers: one more, always empty, shifted into the last.
 const RSP_ENTRIES: usize = RSP_QUEUE + 1;
 const RSP_QUEUE_M1: usize = RSP_QUEUE - 1;
@@ -409,7 +413,10 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     h_cqd: DFF<Bit>,
     /// The command taken in Finish is of the QP whose word Finish wrote.
     mfwd: DFF<Bit>,
-    qb: Vec<DFF<RspEnt>>,
+    /// The entries' wide part, in LUT RAM (written and popped with the
+    /// shifted registers; readable two cycles after its push: `erdy`).
+    qbody: RamQueue<RspEnt, RSP_QA>,
+    erdy: Vec<DFF<Bit>>,
     ev: Vec<DFF<Bit>>,
     ekill: Vec<DFF<Bit>>,
     eerr: Vec<DFF<Bit>>,
@@ -682,7 +689,8 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             c_dead: Default::default(),
             xw_v: Default::default(),
             xw_qpn: Default::default(),
-            qb: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            qbody: RamQueue::new(),
+            erdy: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
             ev: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
             ekill: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
             eerr: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
@@ -814,9 +822,10 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             xw_qpn, h_cqd, mfwd, rd_pend, rd_to_me, res_new, ch_pa, ch_left, rd_left, pkt_left,
             rd_psn, rd_first, at_pa, orig, scan_i, scan_n, hot
         );
-        clock!(self, clock, meta, res, qerr);
+        clock!(self, clock, meta, res, qerr, qbody);
+        self.qbody.reset.next = self.reset.val();
         for i in 0..RSP_ENTRIES {
-            self.qb[i].clock.next = self.clock.val();
+            self.erdy[i].clock.next = self.clock.val();
             self.ev[i].clock.next = self.clock.val();
             self.ekill[i].clock.next = self.clock.val();
             self.eerr[i].clock.next = self.clock.val();
@@ -1787,14 +1796,14 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         self.m_rcqe_qpn.next = self.c.q.val().qpn;
         if self.ev[0].q.val() {
             self.m_rcqe_qpn.next = self.eqpn[0].q.val();
-            self.m_rcqe_status.next = self.qb[0].q.val().cst;
-            self.m_rcqe_opcode.next = self.qb[0].q.val().cop;
-            self.m_rcqe_len.next = self.qb[0].q.val().clen;
-            self.m_rcqe_imm.next = self.qb[0].q.val().cimm;
+            self.m_rcqe_status.next = self.qbody.data_out.val().cst;
+            self.m_rcqe_opcode.next = self.qbody.data_out.val().cop;
+            self.m_rcqe_len.next = self.qbody.data_out.val().clen;
+            self.m_rcqe_imm.next = self.qbody.data_out.val().cimm;
         }
         self.h_cqd.d.next = self.h_cqd.q.val();
-        if self.ev[0].q.val() & self.reached0.val() {
-            if self.qb[0].q.val().cqe & !self.h_cqd.q.val() {
+        if self.ev[0].q.val() & self.erdy[0].q.val() & self.reached0.val() {
+            if self.qbody.data_out.val().cqe & !self.h_cqd.q.val() {
                 self.m_rcqe_valid.next = true;
                 if self.ekill[0].q.val() | self.eerr[0].q.val() | self.ehit[0].val() {
                     self.m_rcqe_status.next = self.st_failed.val();
@@ -1809,25 +1818,25 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     self.m_rsp_valid.next = true;
                     self.m_rsp_qpn.next = self.eqpn[0].q.val();
                     self.m_rsp_opcode.next = self.op_ack.val();
-                    self.m_rsp_psn.next = self.qb[0].q.val().psn;
+                    self.m_rsp_psn.next = self.qbody.data_out.val().psn;
                     self.m_rsp_payload_len.next = 0.into();
                     self.m_rsp_syndrome.next = self.syn_rem_op.val();
-                    self.m_rsp_msn.next = self.qb[0].q.val().msnb;
+                    self.m_rsp_msn.next = self.qbody.data_out.val().msnb;
                     self.m_rsp_atomic_ack_data.next = 0.into();
                     if self.m_rsp_ready.val() {
                         self.qpop.next = true;
                         self.claim.next = true;
                     }
                 }
-            } else if self.qb[0].q.val().rsp {
+            } else if self.qbody.data_out.val().rsp {
                 self.m_rsp_valid.next = true;
                 self.m_rsp_qpn.next = self.eqpn[0].q.val();
-                self.m_rsp_opcode.next = self.qb[0].q.val().opcode;
-                self.m_rsp_psn.next = self.qb[0].q.val().psn;
+                self.m_rsp_opcode.next = self.qbody.data_out.val().opcode;
+                self.m_rsp_psn.next = self.qbody.data_out.val().psn;
                 self.m_rsp_payload_len.next = 0.into();
-                self.m_rsp_syndrome.next = self.qb[0].q.val().syn;
-                self.m_rsp_msn.next = self.qb[0].q.val().msn;
-                self.m_rsp_atomic_ack_data.next = self.qb[0].q.val().data;
+                self.m_rsp_syndrome.next = self.qbody.data_out.val().syn;
+                self.m_rsp_msn.next = self.qbody.data_out.val().msn;
+                self.m_rsp_atomic_ack_data.next = self.qbody.data_out.val().data;
                 if self.m_rsp_ready.val() {
                     self.qpop.next = true;
                 }
@@ -1888,16 +1897,19 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         for i in 0..RSP_QUEUE_M1 {
             self.pfree[i + 1].next = !self.pv[i + 1].val() & self.pv[i].val();
         }
+        // The wide part: pushed and popped with the registers.
+        self.qbody.write.next = self.qpush.val();
+        self.qbody.data_in.next = self.ent_in.val();
+        self.qbody.read.next = self.qpop.val();
         for i in 0..RSP_QUEUE {
+            self.erdy[i].d.next = self.pv[i].val();
             if self.qpop.val() {
-                self.qb[i].d.next = self.qb[i + 1].q.val();
                 self.ev[i].d.next = self.ev[i + 1].q.val();
                 self.eqpn[i].d.next = self.eqpn[i + 1].q.val();
                 self.efence[i].d.next = self.efence[i + 1].q.val();
                 self.eerr[i].d.next = self.eerr[i + 1].q.val() | self.ehit[i + 1].val();
                 self.ekill[i].d.next = self.ekill[i + 1].q.val() | self.xhit[i + 1].val();
             } else {
-                self.qb[i].d.next = self.qb[i].q.val();
                 self.ev[i].d.next = self.ev[i].q.val();
                 self.eqpn[i].d.next = self.eqpn[i].q.val();
                 self.efence[i].d.next = self.efence[i].q.val();
@@ -1905,7 +1917,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 self.ekill[i].d.next = self.ekill[i].q.val() | self.xhit[i].val();
             }
             if self.qpush.val() & self.pfree[i].val() {
-                self.qb[i].d.next = self.ent_in.val();
+                self.erdy[i].d.next = false;
                 self.ev[i].d.next = true;
                 self.eqpn[i].d.next = self.c.q.val().qpn;
                 self.efence[i].d.next = self.in_fence.val();
@@ -1916,7 +1928,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             }
         }
         for i in RSP_QUEUE..RSP_ENTRIES {
-            self.qb[i].d.next = self.qb[i].q.val();
+            self.erdy[i].d.next = false;
             self.ev[i].d.next = false;
             self.eqpn[i].d.next = self.eqpn[i].q.val();
             self.efence[i].d.next = self.efence[i].q.val();
