@@ -504,6 +504,313 @@ fn latency_and_throughput() {
     assert!(steady <= 40.0, "cycles per WRITE {steady}");
 }
 
+/// Headers without payload (0-byte WRITE ONLY with AckReq, one QP, back
+/// to back): the executor's own rate, against the goal of one header per
+/// 2 cycles.
+#[test]
+fn headers_without_payload_throughput() {
+    const N: usize = 200;
+    let mut rng = Rng::new(Rng::seed_from_env(
+        "headers_without_payload_throughput",
+        0xe7ec_0008,
+    ));
+    let (mut conns, mut twin, mut hw) = setup(&mut rng, 1, 0);
+    let c = &mut conns[0];
+    for i in 0..N {
+        let remote = Remote {
+            va: c.rva + 8 * (i as u64 % 100),
+            rkey: c.rkey,
+        };
+        c.a.post_send(SendWr::new(i as u64, WrOp::Write(remote), Vec::new()))
+            .unwrap();
+    }
+    while let Some(p) = c.a.poll_transmit(1, &mut c.mem_a) {
+        assert!(p.payload.is_empty() && p.bth.ack_req);
+        c.b.receive(1, &p, false, &mut twin);
+        while let Some(r) = c.b.poll_transmit(1, &mut twin) {
+            c.want.push_back(model_resp(&r));
+        }
+        hw.items.push_back(Item::Hdr(p));
+    }
+    let mut idle = 0;
+    while hw.busy() || idle < 40 {
+        hw.step();
+        idle = if hw.busy() { 0 } else { idle + 1 };
+        assert!(hw.cycle < 1_000_000, "hang: {}", hw.why());
+    }
+    let got: Vec<Resp> = hw.rsp.drain(..).map(|(_, r)| r).collect();
+    assert_eq!(
+        got,
+        Vec::from(c.want.clone()),
+        "responses (hardware vs model)"
+    );
+    let (h, r) = (&hw.hdr_cycles, &hw.rsp_cycles);
+    assert_eq!((h.len(), r.len()), (N, N));
+    let steady = (r[N - 1] - r[N / 2]) as f64 / (N - 1 - N / 2) as f64;
+    println!(
+        "responder, 0-byte WRITEs: first ACK descriptor {} cycles after its header; \
+         {steady:.1} cycles per ACK in steady state",
+        r[0] - h[0]
+    );
+    assert!(steady <= 2.5, "cycles per header {steady}");
+}
+
+/// SEND ONLY of 64 bytes with AckReq on one QP, back to back, a receive
+/// WQE posted for each: cycles per ACK in steady state (each also makes a
+/// receive completion after its data).
+#[test]
+fn sends_throughput() {
+    const N: usize = 200;
+    let mut rng = Rng::new(Rng::seed_from_env("sends_throughput", 0xe7ec_0009));
+    let (mut conns, mut twin, mut hw) = setup(&mut rng, 1, 0);
+    let c = &mut conns[0];
+    let (lk, lva) = c.mem_a.alloc(PD, Access::ALL, 64);
+    for i in 0..N {
+        let (k, va) = twin.alloc(PD, Access::ALL, 64);
+        let (k2, va2) = hw.mrs.alloc(PD, Access::ALL, 64);
+        assert_eq!((k, va), (k2, va2));
+        c.b.post_recv(RecvWr {
+            wr_id: i as u64,
+            sgl: vec![Sge {
+                addr: va,
+                len: 64,
+                lkey: k,
+            }],
+        })
+        .unwrap();
+        hw.rq.entry(0).or_default().push_back((k, va, 64));
+        hw.items.push_back(Item::Ev {
+            kind: code("EV_POST_RECV"),
+            qpn: 0,
+            count: 1,
+        });
+        let sge = vec![Sge {
+            addr: lva,
+            len: 64,
+            lkey: lk,
+        }];
+        c.a.post_send(SendWr::new(i as u64, WrOp::Send, sge))
+            .unwrap();
+    }
+    let phys = hw.mrs.phys().to_vec();
+    hw.axi.poke(0, &phys);
+    while let Some(p) = c.a.poll_transmit(1, &mut c.mem_a) {
+        assert!(p.bth.ack_req);
+        c.b.receive(1, &p, false, &mut twin);
+        while let Some(r) = c.b.poll_transmit(1, &mut twin) {
+            c.want.push_back(model_resp(&r));
+        }
+        hw.items.push_back(Item::Hdr(p));
+    }
+    let mut idle = 0;
+    while hw.busy() || idle < 40 {
+        hw.step();
+        idle = if hw.busy() { 0 } else { idle + 1 };
+        assert!(hw.cycle < 1_000_000, "hang: {}", hw.why());
+    }
+    let got: Vec<Resp> = hw.rsp.drain(..).map(|(_, r)| r).collect();
+    assert_eq!(
+        got,
+        Vec::from(c.want.clone()),
+        "responses (hardware vs model)"
+    );
+    assert_eq!(hw.cqes.len(), N, "receive completions");
+    assert!(
+        hw.cqes.iter().all(|q| q.1 == 0 && q.3 == 64),
+        "completions OK, 64 bytes"
+    );
+    assert_eq!(
+        hw.axi.peek(0, twin.phys().len()),
+        twin.phys(),
+        "memory (hardware vs model)"
+    );
+    let (h, r) = (&hw.hdr_cycles, &hw.rsp_cycles);
+    let steady = (r[N - 1] - r[N / 2]) as f64 / (N - 1 - N / 2) as f64;
+    println!(
+        "responder, 64-byte SENDs: first ACK descriptor {} cycles after its header; \
+         {steady:.1} cycles per ACK in steady state",
+        r[0] - h[0]
+    );
+    assert!(steady <= 40.0, "cycles per SEND {steady}");
+}
+
+/// An AXI write error (a poisoned page answering SLVERR) while ACKs wait
+/// in the response queue: the packet whose write failed is answered with a
+/// remote operational error NAK (its PSN, the MSN before it), its QP goes
+/// to Error (`m_exec_error`) and gets no response after the NAK, although
+/// later packets of it were already executed; the other QPs' ACKs are
+/// untouched. Once with every port ready, once with 20 % stalls and random
+/// latency everywhere.
+#[test]
+fn axi_write_error_naks_its_packet_only() {
+    let seed = Rng::seed_from_env("axi_write_error_naks_its_packet_only", 0xe7ec_0007);
+    for send in [false, true] {
+        axi_write_error(seed, 0, send);
+        axi_write_error(seed ^ 0x5a, 200, send);
+    }
+}
+
+/// `send`: SEND ONLY into receive WQEs at the same places instead of
+/// WRITEs; the failed packet's receive completion and those of its QP's
+/// packets executed after it have the failed status.
+fn axi_write_error(seed: u64, stall: u32, send: bool) {
+    const NQ: u32 = 3;
+    const N: usize = 30;
+    const BAD_QP: usize = 1;
+    const BAD: usize = 10;
+    let mut rng = Rng::new(seed);
+    let (mut conns, mut twin, mut hw) = setup(&mut rng, NQ, stall);
+    let phys = hw.mrs.phys().to_vec();
+    hw.axi.poke(0, &phys);
+    let pa = |hw: &HwResponder<HostMemory>, key: u32, va: u64, len: u32| {
+        hw.mrs
+            .translate(&Request {
+                key,
+                pd: PD,
+                access: Access::from_bits(0),
+                va,
+                len,
+            })
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.pa, c.len as u64))
+            .collect::<Vec<_>>()
+    };
+    // QP BAD_QP's packet BAD goes to its own page, which is poisoned.
+    let dst = |c: &Conn, q: usize, i: usize| {
+        if q == BAD_QP && i == BAD {
+            c.rva + 8192
+        } else {
+            c.rva + 64 * i as u64
+        }
+    };
+    let bad = pa(
+        &hw,
+        conns[BAD_QP].rkey,
+        dst(&conns[BAD_QP], BAD_QP, BAD),
+        64,
+    );
+    for &(a, _) in &bad {
+        hw.axi.poison_page(a);
+    }
+    for (q, c) in conns.iter().enumerate() {
+        for i in 0..N {
+            if !(q == BAD_QP && i == BAD) {
+                for (a, n) in pa(&hw, c.rkey, dst(c, q, i), 64) {
+                    assert!(
+                        !hw.axi.range_poisoned(a, n),
+                        "only one packet's page poisoned"
+                    );
+                }
+            }
+        }
+    }
+    let mut want: Vec<Vec<Resp>> = vec![Vec::new(); NQ as usize];
+    for (q, c) in conns.iter_mut().enumerate() {
+        let (lk, lva) = c.mem_a.alloc(PD, Access::ALL, 64);
+        for i in 0..N {
+            let remote = Remote {
+                va: dst(c, q, i),
+                rkey: c.rkey,
+            };
+            let sge = vec![Sge {
+                addr: lva,
+                len: 64,
+                lkey: lk,
+            }];
+            let op = if send {
+                c.b.post_recv(RecvWr {
+                    wr_id: i as u64,
+                    sgl: vec![Sge {
+                        addr: remote.va,
+                        len: 64,
+                        lkey: c.rkey,
+                    }],
+                })
+                .unwrap();
+                hw.rq
+                    .entry(q as u32)
+                    .or_default()
+                    .push_back((c.rkey, remote.va, 64));
+                hw.items.push_back(Item::Ev {
+                    kind: code("EV_POST_RECV"),
+                    qpn: q as u32,
+                    count: 1,
+                });
+                WrOp::Send
+            } else {
+                WrOp::Write(remote)
+            };
+            c.a.post_send(SendWr::new(i as u64, op, sge)).unwrap();
+        }
+    }
+    // Round robin over the QPs, packet by packet.
+    for i in 0..N {
+        for (q, c) in conns.iter_mut().enumerate() {
+            let p = c.a.poll_transmit(1, &mut c.mem_a).expect("a request");
+            c.b.receive(1, &p, false, &mut twin);
+            while let Some(r) = c.b.poll_transmit(1, &mut twin) {
+                let mut r = model_resp(&r);
+                if q == BAD_QP && i == BAD {
+                    let (_, msn) = r.2.unwrap();
+                    r.2 = Some((0x63, msn.wrapping_sub(1) & 0xFF_FFFF));
+                }
+                if !(q == BAD_QP && i > BAD) {
+                    want[q].push(r);
+                }
+            }
+            hw.items.push_back(Item::Hdr(p));
+        }
+    }
+    let mut idle = 0;
+    while hw.busy() || idle < 40 {
+        hw.step();
+        idle = if hw.busy() { 0 } else { idle + 1 };
+        assert!(hw.cycle < 1_000_000, "hang: {}", hw.why());
+    }
+    for (q, w) in want.iter().enumerate() {
+        let got: Vec<Resp> = hw
+            .rsp
+            .iter()
+            .filter(|(n, _)| *n == q as u32)
+            .map(|(_, r)| r.clone())
+            .collect();
+        assert_eq!(&got, w, "QP {q}: responses");
+    }
+    assert_eq!(hw.errors, vec![BAD_QP as u32], "the QP moved to Error");
+    if send {
+        // Every receive WQE taken completes: the failed QP's first BAD
+        // with success, then at least one (the failed packet's), all
+        // failed; the other QPs' all with success.
+        for q in 0..NQ {
+            let st: Vec<u32> = hw.cqes.iter().filter(|c| c.0 == q).map(|c| c.1).collect();
+            let left = hw.rq.get(&q).map_or(0, |r| r.len());
+            assert_eq!(st.len() + left, N, "QP {q}: WQEs taken = completions");
+            if q as usize == BAD_QP {
+                assert!(st.len() > BAD, "QP {q}: completions {st:?}");
+                assert!(st[..BAD].iter().all(|&s| s == 0), "QP {q}: {st:?}");
+                assert!(st[BAD..].iter().all(|&s| s == 3), "QP {q}: {st:?}");
+            } else {
+                assert!(st.iter().all(|&s| s == 0), "QP {q}: {st:?}");
+            }
+        }
+    }
+    hw.d.eval();
+    // Packets of the failed QP taken after its error: discarded by the
+    // executor (in flight) or dropped by resp_chk (after EV_ERROR).
+    println!(
+        "{} stall {stall}‰, {} cycles: executed {}, discarded in the executor {}, dropped by state {}, \
+         receive completions {}",
+        if send { "SENDs" } else { "WRITEs" },
+        hw.cycle,
+        hw.d.get_cnt_execute(),
+        hw.d.get_cnt_drop_err(),
+        hw.d.get_cnt_drop_state(),
+        hw.cqes.len()
+    );
+    assert_eq!(hw.d.get_cnt_axi_err(), 1, "AXI errors counted");
+}
+
 /// Random and mutated request headers and payloads (opcodes, PSNs, QPNs
 /// beyond the table, R_Keys of regions in another PD or without remote
 /// access, VAs and DMA lengths out of bounds or wrapping, unaligned

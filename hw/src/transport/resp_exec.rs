@@ -47,6 +47,7 @@
 //! dropped, counted) until `CMD_RESET`.
 
 use crate::bram::Bram;
+use crate::fifo::RamQueue;
 use crate::prim::Counter32;
 use crate::resp_chk::{
     CMD_DROP, CMD_DUPLICATE, CMD_EXECUTE, CMD_NAK, CMD_RESET, CMD_RNR_NAK, PD_BITS, RDA_BITS,
@@ -127,6 +128,41 @@ pub struct ResEntry {
     pub rkey: Bits<32>,
     pub len: Bits<32>,
 }
+
+/// A response waiting in the response queue for the writes before it to
+/// be acknowledged. Beside it, per entry (rust-hdl reads no struct field
+/// of a `Vec` element inside a loop): valid, `kill` (its QP was moved to
+/// Error by an earlier entry's AXI error: dropped), `err` (a write it
+/// covers answered with an AXI error: sent as a remote operational error
+/// NAK with MSN `msnb`, and the QP moved to Error), the QPN and the fence
+/// (write commands issued up to it, mod 2^16).
+#[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
+pub struct RspEnt {
+    /// A response (ACK, NAK, ATOMIC ACK) to send.
+    pub rsp: Bit,
+    /// A receive completion to send first (status, opcode, length,
+    /// immediate), SEND / WRITE with immediate LAST/ONLY.
+    pub cqe: Bit,
+    pub cst: Bits<3>,
+    pub cop: Bits<8>,
+    pub clen: Bits<32>,
+    pub cimm: Bits<32>,
+    pub opcode: Bits<8>,
+    pub psn: Bits<24>,
+    pub syn: Bits<8>,
+    pub msn: Bits<24>,
+    pub msnb: Bits<24>,
+    pub data: Bits<64>,
+}
+
+/// Entries of the response queue.
+pub const RSP_QUEUE: usize = 4;
+/// log2 of it (the wide part's LUT RAM).
+const RSP_QA: usize = 2;
+const _: () = assert!(RSP_QUEUE == 1 << RSP_QA);
+/// The queue's registers: one more, always empty, shifted into the last.
+const RSP_ENTRIES: usize = RSP_QUEUE + 1;
+const RSP_QUEUE_M1: usize = RSP_QUEUE - 1;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Ex {
@@ -361,7 +397,32 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     req_acc: DFF<Bits<4>>,
     wqe_len: DFF<Bits<32>>,
     wr_pend: DFF<Bits<8>>,
-    wr_err: DFF<Bit>,
+    // The response queue: write commands issued and completed (mod 2^16),
+    // an AXI error not yet given to an entry, a queue error's m_err, the
+    // command in hand belongs to a QP the queue moved to Error, the last
+    // queue error (for the error RAM's read in the same cycle).
+    wr_iss: DFF<Bits<16>>,
+    wr_dn: DFF<Bits<16>>,
+    err_pend: DFF<Bit>,
+    cl_pend: DFF<Bit>,
+    cl_qpn: DFF<Bits<24>>,
+    c_dead: DFF<Bit>,
+    xw_v: DFF<Bit>,
+    xw_qpn: DFF<Bits<24>>,
+    /// The head's receive completion is out.
+    h_cqd: DFF<Bit>,
+    /// The command taken in Finish is of the QP whose word Finish wrote.
+    mfwd: DFF<Bit>,
+    /// The entries' wide part, in LUT RAM (written and popped with the
+    /// shifted registers; readable two cycles after its push: `erdy`).
+    qbody: RamQueue<RspEnt, RSP_QA>,
+    erdy: Vec<DFF<Bit>>,
+    ev: Vec<DFF<Bit>>,
+    ekill: Vec<DFF<Bit>>,
+    eerr: Vec<DFF<Bit>>,
+    eqpn: Vec<DFF<Bits<24>>>,
+    efence: Vec<DFF<Bits<16>>>,
+    qerr: Bram<Bit, Q>,
     rd_pend: DFF<Bits<8>>,
     rd_to_me: DFF<Bit>,
     res_new: DFF<Bit>,
@@ -397,6 +458,32 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     at_new: Signal<Local, Bits<64>>,
     at_change: Signal<Local, Bit>,
     hotv: Signal<Local, Bits<8>>,
+    ge_s: Vec<Signal<Local, Bit>>,
+    fdist: Vec<Signal<Local, Bits<16>>>,
+    dist0: Signal<Local, Bits<16>>,
+    dn_eff: Signal<Local, Bits<16>>,
+    ehit: Vec<Signal<Local, Bit>>,
+    xhit: Vec<Signal<Local, Bit>>,
+    pv: Vec<Signal<Local, Bit>>,
+    pfree: Vec<Signal<Local, Bit>>,
+    done_err: Signal<Local, Bit>,
+    anyhit: Signal<Local, Bit>,
+    reached0: Signal<Local, Bit>,
+    qpop: Signal<Local, Bit>,
+    qpush: Signal<Local, Bit>,
+    claim: Signal<Local, Bit>,
+    fsm_claim: Signal<Local, Bit>,
+    fsm_qw: Signal<Local, Bit>,
+    q_empty: Signal<Local, Bit>,
+    q_room: Signal<Local, Bit>,
+    xerr_now: Signal<Local, Bit>,
+    mrd: Signal<Local, ExecMeta>,
+    dfast: Signal<Local, Bit>,
+    cqe_len_now: Signal<Local, Bits<32>>,
+    dresp: Signal<Local, Bit>,
+    ent_in: Signal<Local, RspEnt>,
+    in_err: Signal<Local, Bit>,
+    in_fence: Signal<Local, Bits<16>>,
     // Constants.
     rom_send: Constant<Bits<256>>,
     rom_write: Constant<Bits<256>>,
@@ -594,7 +681,22 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             req_acc: Default::default(),
             wqe_len: Default::default(),
             wr_pend: Default::default(),
-            wr_err: Default::default(),
+            wr_iss: Default::default(),
+            wr_dn: Default::default(),
+            err_pend: Default::default(),
+            cl_pend: Default::default(),
+            cl_qpn: Default::default(),
+            c_dead: Default::default(),
+            xw_v: Default::default(),
+            xw_qpn: Default::default(),
+            qbody: RamQueue::new(),
+            erdy: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            ev: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            ekill: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            eerr: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            eqpn: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            efence: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            qerr: Bram::new(),
             rd_pend: Default::default(),
             rd_to_me: Default::default(),
             res_new: Default::default(),
@@ -629,6 +731,34 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             at_new: Default::default(),
             at_change: Default::default(),
             hotv: Default::default(),
+            ge_s: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            fdist: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            dist0: Default::default(),
+            dn_eff: Default::default(),
+            ehit: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            xhit: (0..=RSP_QUEUE).map(|_| Default::default()).collect(),
+            pv: (0..RSP_QUEUE).map(|_| Default::default()).collect(),
+            pfree: (0..RSP_QUEUE).map(|_| Default::default()).collect(),
+            done_err: Default::default(),
+            anyhit: Default::default(),
+            reached0: Default::default(),
+            qpop: Default::default(),
+            qpush: Default::default(),
+            claim: Default::default(),
+            fsm_claim: Default::default(),
+            fsm_qw: Default::default(),
+            q_empty: Default::default(),
+            q_room: Default::default(),
+            xerr_now: Default::default(),
+            mrd: Default::default(),
+            dfast: Default::default(),
+            dresp: Default::default(),
+            mfwd: Default::default(),
+            h_cqd: Default::default(),
+            cqe_len_now: Default::default(),
+            ent_in: Default::default(),
+            in_err: Default::default(),
+            in_fence: Default::default(),
             rom_send: opcode_rom(|i| rc(i, &[OpKind::Send])),
             rom_write: opcode_rom(|i| rc(i, &[OpKind::Write])),
             rom_read: opcode_rom(|i| rc(i, &[OpKind::ReadRequest])),
@@ -688,10 +818,20 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             self, clock, state, c, m, f_send, f_write, f_read, f_atomic, f_fadd, f_first, f_last,
             f_imm, f_inv, msn_before, t_disc, t_wait, t_inv, t_cqe, t_rsp, t_fail, cqe_status,
             cqe_len, rsp_opcode, rsp_psn, rsp_syn, rsp_msn, rsp_data, req_key, req_va, req_len,
-            req_acc, wqe_len, wr_pend, wr_err, rd_pend, rd_to_me, res_new, ch_pa, ch_left, rd_left,
-            pkt_left, rd_psn, rd_first, at_pa, orig, scan_i, scan_n, hot
+            req_acc, wqe_len, wr_pend, wr_iss, wr_dn, err_pend, cl_pend, cl_qpn, c_dead, xw_v,
+            xw_qpn, h_cqd, mfwd, rd_pend, rd_to_me, res_new, ch_pa, ch_left, rd_left, pkt_left,
+            rd_psn, rd_first, at_pa, orig, scan_i, scan_n, hot
         );
-        clock!(self, clock, meta, res);
+        clock!(self, clock, meta, res, qerr, qbody);
+        self.qbody.reset.next = self.reset.val();
+        for i in 0..RSP_ENTRIES {
+            self.erdy[i].clock.next = self.clock.val();
+            self.ev[i].clock.next = self.clock.val();
+            self.ekill[i].clock.next = self.clock.val();
+            self.eerr[i].clock.next = self.clock.val();
+            self.eqpn[i].clock.next = self.clock.val();
+            self.efence[i].clock.next = self.clock.val();
+        }
         for i in 0..self.ctr.len() {
             self.ctr[i].clock.next = self.clock.val();
             self.ctr[i].clear.next = self.reset.val();
@@ -807,6 +947,54 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         self.meta.read_address.next = bit_cast::<Q, 24>(self.s_cmd_qpn.val());
         self.res.write_enable.next = false;
         self.res.read_enable.next = false;
+        self.qerr.write_enable.next = false;
+        self.qerr.write_address.next = bit_cast::<Q, 24>(self.c.q.val().qpn);
+        self.qerr.write_data.next = false;
+        self.qerr.read_enable.next = false;
+        self.qerr.read_address.next = bit_cast::<Q, 24>(self.s_cmd_qpn.val());
+        self.fsm_qw.next = false;
+        self.fsm_claim.next = false;
+        self.dfast.next = false;
+        self.dresp.next = false;
+        self.qpush.next = false;
+        self.q_empty.next = !self.ev[0].q.val();
+        self.q_room.next = false;
+        for i in 0..RSP_QUEUE {
+            if !self.ev[i].q.val() {
+                self.q_room.next = true;
+            }
+        }
+        // The QP was moved to Error by the response queue (an AXI write
+        // error): the error RAM read at the take, or written since.
+        self.xerr_now.next = self.qerr.read_data.val()
+            | (self.xw_v.q.val() & (self.xw_qpn.q.val() == self.c.q.val().qpn))
+            | self.c_dead.q.val();
+        if self.mfwd.q.val() {
+            self.mrd.next = self.m.q.val();
+        } else {
+            self.mrd.next = self.meta.read_data.val();
+        }
+        // A receive completion's byte count (WrPost's).
+        if self.f_send.q.val() {
+            self.cqe_len_now.next = self.c.q.val().off + bit_cast::<32, 16>(self.c.q.val().plen);
+        } else if self.f_first.q.val() {
+            self.cqe_len_now.next = self.c.q.val().len;
+        } else {
+            self.cqe_len_now.next = self.m.q.val().wtotal;
+        }
+        // A response into the queue: fenced behind every write issued.
+        self.ent_in.next.rsp = true;
+        self.ent_in.next.cqe = false;
+        self.ent_in.next.cst = self.st_ok.val();
+        self.ent_in.next.cop = self.c.q.val().opcode;
+        self.ent_in.next.clen = self.cqe_len_now.val();
+        self.ent_in.next.cimm = self.c.q.val().imm;
+        self.ent_in.next.opcode = self.rsp_opcode.q.val();
+        self.ent_in.next.psn = self.rsp_psn.q.val();
+        self.ent_in.next.syn = self.rsp_syn.q.val();
+        self.ent_in.next.msn = self.rsp_msn.q.val();
+        self.ent_in.next.msnb = self.msn_before.q.val();
+        self.ent_in.next.data = self.rsp_data.q.val();
         self.hotv.next = 0.into();
         self.wr_go.next = false;
         self.rd_go.next = false;
@@ -831,32 +1019,56 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 if self.s_cmd_valid.val() {
                     self.take.next = true;
                     self.meta.read_enable.next = true;
+                    self.qerr.read_enable.next = true;
                     self.state.d.next = Ex::Decode;
                 }
             }
             Ex::Decode => {
-                self.m.d.next = self.meta.read_data.val();
+                self.m.d.next = self.mrd.val();
                 self.t_disc.d.next = self.c.q.val().plen != 0;
                 self.rsp_opcode.d.next = self.op_ack.val();
                 self.rsp_psn.d.next = self.c.q.val().psn;
                 self.rsp_msn.d.next = self.c.q.val().msn;
                 self.rsp_syn.d.next = self.syn_ack.val();
                 self.state.d.next = Ex::Tail;
+                // A command without payload whose whole work is at most a
+                // response (dfast) queues it from here: the response's
+                // fields as worked out below.
+                self.dfast.next = false;
+                self.dresp.next = false;
+                self.ent_in.next.opcode = self.op_ack.val();
+                self.ent_in.next.psn = self.c.q.val().psn;
+                self.ent_in.next.msn = self.c.q.val().msn;
+                self.ent_in.next.syn = self.syn_ack.val();
                 if self.c.q.val().kind == self.k_reset.val() {
+                    self.dfast.next = true;
                     self.t_disc.d.next = false;
                     self.m.d.next.xerr = false;
                     self.m.d.next.head = 0.into();
                     self.m.d.next.count = 0.into();
-                } else if self.meta.read_data.val().xerr {
+                    self.fsm_qw.next = true;
+                    self.qerr.write_enable.next = true;
+                    self.qerr.write_data.next = false;
+                } else if self.mrd.val().xerr | self.xerr_now.val() {
                     self.hotv.next = 0x40.into(); // drop_err
+                    self.dfast.next = true;
                 } else if self.c.q.val().kind == self.k_drop.val() {
+                    self.dfast.next = true;
                 } else if self.c.q.val().kind == self.k_nak.val() {
                     self.t_rsp.d.next = true;
                     self.rsp_syn.d.next =
                         self.syn_nak.val() | bit_cast::<8, 5>(self.c.q.val().code);
+                    self.dfast.next = true;
+                    self.dresp.next = true;
+                    self.ent_in.next.syn =
+                        self.syn_nak.val() | bit_cast::<8, 5>(self.c.q.val().code);
                 } else if self.c.q.val().kind == self.k_rnr_nak.val() {
                     self.t_rsp.d.next = true;
                     self.rsp_syn.d.next =
+                        self.syn_rnr.val() | bit_cast::<8, 5>(self.c.q.val().code);
+                    self.dfast.next = true;
+                    self.dresp.next = true;
+                    self.ent_in.next.syn =
                         self.syn_rnr.val() | bit_cast::<8, 5>(self.c.q.val().code);
                 } else if self.c.q.val().kind == self.k_duplicate.val() {
                     if self.f_read.q.val() | self.f_atomic.q.val() {
@@ -864,6 +1076,9 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     } else {
                         self.t_rsp.d.next = true;
                         self.rsp_psn.d.next = self.c.q.val().ack_psn;
+                        self.dfast.next = true;
+                        self.dresp.next = true;
+                        self.ent_in.next.psn = self.c.q.val().ack_psn;
                     }
                 } else if self.c.q.val().kind == self.k_execute.val() {
                     // A READ or atomic carries no payload (roce_rx refuses
@@ -875,13 +1090,54 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     {
                         self.state.d.next = Ex::RqReq;
                     } else if self.f_write.q.val() {
-                        self.state.d.next = Ex::ProbeReq;
+                        // The payload's mr_tlb request from here when no
+                        // probe of the range's end comes first.
+                        self.req_key.d.next = self.c.q.val().rkey;
+                        self.req_va.d.next = self.c.q.val().va;
+                        self.req_len.d.next = bit_cast::<32, 16>(self.c.q.val().plen);
+                        self.req_acc.d.next = self.acc_remote_write.val();
+                        if self.f_first.q.val()
+                            & (self.c.q.val().len > bit_cast::<32, 16>(self.c.q.val().plen))
+                        {
+                            self.state.d.next = Ex::ProbeReq;
+                        } else if self.c.q.val().plen == 0 {
+                            // Nothing to write: WrPost's work, here.
+                            self.state.d.next = Ex::WrPost;
+                            self.dfast.next = true;
+                            self.dresp.next = self.c.q.val().ack_req;
+                            if self.f_first.q.val() {
+                                self.m.d.next.wtotal = self.c.q.val().len;
+                            }
+                        } else if self.rd_pend.q.val() == 0 {
+                            self.m_mr_req_valid.next = true;
+                            self.m_mr_req_key.next = self.c.q.val().rkey;
+                            self.m_mr_req_access.next = self.acc_remote_write.val();
+                            self.m_mr_req_va.next = self.c.q.val().va;
+                            self.m_mr_req_len.next = bit_cast::<32, 16>(self.c.q.val().plen);
+                            if self.m_mr_req_ready.val() {
+                                self.state.d.next = Ex::WrGrant;
+                            } else {
+                                self.state.d.next = Ex::WrReq;
+                            }
+                        } else {
+                            self.state.d.next = Ex::WrReq;
+                        }
                     } else if self.f_read.q.val() {
                         self.res_new.d.next = true;
                         self.rd_first.d.next = true;
                         self.state.d.next = Ex::RdReq;
                     } else {
                         self.state.d.next = Ex::AtReq;
+                    }
+                }
+                if (self.c.q.val().plen == 0) & self.dfast.val() {
+                    if !self.dresp.val() | self.c_dead.q.val() {
+                        self.t_rsp.d.next = false;
+                        self.state.d.next = Ex::Finish;
+                    } else if self.q_room.val() {
+                        self.qpush.next = true;
+                        self.t_rsp.d.next = false;
+                        self.state.d.next = Ex::Finish;
                     }
                 }
             }
@@ -1027,25 +1283,47 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             }
             Ex::WrPost => {
                 // The payload is on its way; what the packet still needs.
+                // The ACK waits in the response queue for the writes; a
+                // receive completion (and its invalidation) waits here.
                 self.t_rsp.d.next = self.c.q.val().ack_req;
-                self.t_wait.d.next = self.c.q.val().ack_req | self.f_last.q.val();
+                self.t_wait.d.next = false;
                 if self.f_write.q.val() & self.f_first.q.val() {
                     self.m.d.next.wtotal = self.c.q.val().len;
                 }
                 if self.f_last.q.val() & (self.f_send.q.val() | self.f_imm.q.val()) {
+                    self.t_wait.d.next = true;
                     self.t_cqe.d.next = true;
                     self.cqe_status.d.next = self.st_ok.val();
                     self.t_inv.d.next = self.f_inv.q.val();
                 }
-                if self.f_send.q.val() {
-                    self.cqe_len.d.next =
-                        self.c.q.val().off + bit_cast::<32, 16>(self.c.q.val().plen);
-                } else if self.f_first.q.val() {
-                    self.cqe_len.d.next = self.c.q.val().len;
-                } else {
-                    self.cqe_len.d.next = self.m.q.val().wtotal;
-                }
+                self.cqe_len.d.next = self.cqe_len_now.val();
                 self.state.d.next = Ex::Tail;
+                // Nothing but an ACK (or nothing) left: the ACK into the
+                // response queue from here, and on to the next command.
+                if !(self.f_last.q.val() & (self.f_send.q.val() | self.f_imm.q.val()))
+                    & !self.t_disc.q.val()
+                {
+                    if !self.c.q.val().ack_req | self.c_dead.q.val() {
+                        self.t_rsp.d.next = false;
+                        self.state.d.next = Ex::Finish;
+                    } else if self.q_room.val() {
+                        self.qpush.next = true;
+                        self.t_rsp.d.next = false;
+                        self.state.d.next = Ex::Finish;
+                    }
+                } else if !self.f_inv.q.val() & !self.t_disc.q.val() & !self.c_dead.q.val() {
+                    // A receive completion (and the ACK) into the queue:
+                    // it leaves after the data, as the ACK does.
+                    if self.q_room.val() {
+                        self.qpush.next = true;
+                        self.ent_in.next.cqe = true;
+                        self.ent_in.next.rsp = self.c.q.val().ack_req;
+                        self.t_rsp.d.next = false;
+                        self.t_wait.d.next = false;
+                        self.t_cqe.d.next = false;
+                        self.state.d.next = Ex::Finish;
+                    }
+                }
             }
             Ex::RdReq => {
                 self.req_key.d.next = self.c.q.val().rkey;
@@ -1105,8 +1383,14 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 }
             }
             Ex::RdWaitWr => {
-                if self.wr_pend.q.val() == 0 {
-                    self.state.d.next = Ex::RdHdr;
+                // Earlier responses out first (they may still turn into
+                // NAKs); none for a QP the queue moved to Error.
+                if (self.wr_pend.q.val() == 0) & self.q_empty.val() {
+                    if self.c_dead.q.val() {
+                        self.state.d.next = Ex::Tail;
+                    } else {
+                        self.state.d.next = Ex::RdHdr;
+                    }
                 }
             }
             Ex::RdHdr => {
@@ -1310,12 +1594,14 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 }
             }
             Ex::WrWait => {
-                if (self.wr_pend.q.val() == 0) & !self.wr_go.val() {
+                // Every write done, and the queue's entries have taken
+                // the AXI errors of the writes they cover.
+                if (self.wr_pend.q.val() == 0) & !self.wr_go.val() & self.q_empty.val() {
                     self.t_wait.d.next = false;
                     self.state.d.next = Ex::Tail;
-                    if self.wr_err.q.val() {
+                    if self.err_pend.q.val() {
                         // An AXI write error: remote operational error.
-                        self.wr_err.d.next = false;
+                        self.fsm_claim.next = true;
                         self.hotv.next = 0x82.into(); // axi_err, nak_rem_op
                         self.t_inv.d.next = false;
                         self.t_cqe.d.next = self.f_send.q.val() | self.t_cqe.q.val();
@@ -1349,30 +1635,50 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 }
             }
             Ex::Cqe => {
-                self.m_rcqe_valid.next = true;
-                if self.m_rcqe_ready.val() {
+                // After the queue's completions (a failure's completion
+                // would overtake them).
+                self.m_rcqe_valid.next = self.q_empty.val();
+                if self.c_dead.q.val() {
+                    self.m_rcqe_status.next = self.st_failed.val();
+                }
+                if self.m_rcqe_ready.val() & self.q_empty.val() {
                     self.t_cqe.d.next = false;
                     self.state.d.next = Ex::Tail;
                 }
             }
             Ex::Resp => {
-                self.m_rsp_valid.next = true;
-                if self.m_rsp_ready.val() {
+                // Into the response queue, behind the writes issued so
+                // far; none for a QP the queue moved to Error meanwhile.
+                if self.c_dead.q.val() {
+                    self.t_rsp.d.next = false;
+                    self.state.d.next = Ex::Tail;
+                } else if self.q_room.val() {
+                    self.qpush.next = true;
                     self.t_rsp.d.next = false;
                     self.state.d.next = Ex::Tail;
                 }
             }
             Ex::ErrEv => {
-                self.m_err_valid.next = true;
-                if self.m_err_ready.val() {
+                self.m_err_valid.next = !self.cl_pend.q.val();
+                if self.m_err_ready.val() & !self.cl_pend.q.val() {
                     self.t_fail.d.next = false;
                     self.m.d.next.xerr = true;
                     self.state.d.next = Ex::Tail;
                 }
             }
             Ex::Finish => {
+                // The QP's word written back, and the next command taken
+                // in the same cycle (Decode forwards the word when the
+                // next command is of the same QP: the RAM reads first).
                 self.meta.write_enable.next = true;
                 self.state.d.next = Ex::Idle;
+                self.s_cmd_ready.next = true;
+                if self.s_cmd_valid.val() {
+                    self.take.next = true;
+                    self.meta.read_enable.next = true;
+                    self.qerr.read_enable.next = true;
+                    self.state.d.next = Ex::Decode;
+                }
             }
         }
         // ---- Take a command: its flags from the opcode tables.
@@ -1443,9 +1749,195 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         } else if !self.wr_go.val() & self.s_wr_done_valid.val() {
             self.wr_pend.d.next = self.wr_pend.q.val() - 1;
         }
-        if self.s_wr_done_valid.val() & self.s_wr_done_err.val() {
-            self.wr_err.d.next = true;
+        if self.wr_go.val() {
+            self.wr_iss.d.next = self.wr_iss.q.val() + 1;
         }
+        if self.s_wr_done_valid.val() {
+            self.wr_dn.d.next = self.wr_dn.q.val() + 1;
+        }
+        // ---- The response queue (entries 0..RSP_QUEUE, 0 the head; the
+        // extra last entry stays empty). An AXI error is the write with
+        // sequence number wr_dn + 1; it belongs to the first entry whose
+        // fence reaches it (completions come in command order), else to
+        // the next response (err_pend).
+        self.done_err.next = self.s_wr_done_valid.val() & self.s_wr_done_err.val();
+        for i in 0..RSP_ENTRIES {
+            self.fdist[i].next = self.efence[i].q.val() - self.wr_dn.q.val() - 1;
+            self.ge_s[i].next = !self.fdist[i].val().get_bit(15);
+        }
+        self.ehit[0].next = self.done_err.val() & self.ev[0].q.val() & self.ge_s[0].val();
+        for i in 0..RSP_QUEUE {
+            self.ehit[i + 1].next = self.done_err.val()
+                & self.ev[i + 1].q.val()
+                & self.ge_s[i + 1].val()
+                & !self.ge_s[i].val();
+        }
+        self.anyhit.next = false;
+        for i in 0..RSP_ENTRIES {
+            if self.ehit[i].val() {
+                self.anyhit.next = true;
+            }
+        }
+        // The head leaves once its writes are done: dropped (its QP
+        // failed), as a NAK (a write it covers failed), or as it is.
+        // Counting the completion of this cycle: an ACK leaves in the
+        // cycle its last write's completion arrives (unless that write
+        // failed: ehit).
+        self.dn_eff.next = self.wr_dn.q.val();
+        if self.s_wr_done_valid.val() {
+            self.dn_eff.next = self.wr_dn.q.val() + 1;
+        }
+        self.dist0.next = self.dn_eff.val() - self.efence[0].q.val();
+        self.reached0.next = !self.dist0.val().get_bit(15);
+        self.qpop.next = false;
+        self.claim.next = false;
+        // A head with a receive completion sends it first (its status
+        // failed when the QP failed or one of its writes did).
+        self.m_rcqe_qpn.next = self.c.q.val().qpn;
+        if self.ev[0].q.val() {
+            self.m_rcqe_qpn.next = self.eqpn[0].q.val();
+            self.m_rcqe_status.next = self.qbody.data_out.val().cst;
+            self.m_rcqe_opcode.next = self.qbody.data_out.val().cop;
+            self.m_rcqe_len.next = self.qbody.data_out.val().clen;
+            self.m_rcqe_imm.next = self.qbody.data_out.val().cimm;
+        }
+        self.h_cqd.d.next = self.h_cqd.q.val();
+        if self.ev[0].q.val() & self.erdy[0].q.val() & self.reached0.val() {
+            if self.qbody.data_out.val().cqe & !self.h_cqd.q.val() {
+                self.m_rcqe_valid.next = true;
+                if self.ekill[0].q.val() | self.eerr[0].q.val() | self.ehit[0].val() {
+                    self.m_rcqe_status.next = self.st_failed.val();
+                }
+                if self.m_rcqe_ready.val() {
+                    self.h_cqd.d.next = true;
+                }
+            } else if self.ekill[0].q.val() {
+                self.qpop.next = true;
+            } else if self.eerr[0].q.val() | self.ehit[0].val() {
+                if !self.cl_pend.q.val() & !self.fsm_qw.val() {
+                    self.m_rsp_valid.next = true;
+                    self.m_rsp_qpn.next = self.eqpn[0].q.val();
+                    self.m_rsp_opcode.next = self.op_ack.val();
+                    self.m_rsp_psn.next = self.qbody.data_out.val().psn;
+                    self.m_rsp_payload_len.next = 0.into();
+                    self.m_rsp_syndrome.next = self.syn_rem_op.val();
+                    self.m_rsp_msn.next = self.qbody.data_out.val().msnb;
+                    self.m_rsp_atomic_ack_data.next = 0.into();
+                    if self.m_rsp_ready.val() {
+                        self.qpop.next = true;
+                        self.claim.next = true;
+                    }
+                }
+            } else if self.qbody.data_out.val().rsp {
+                self.m_rsp_valid.next = true;
+                self.m_rsp_qpn.next = self.eqpn[0].q.val();
+                self.m_rsp_opcode.next = self.qbody.data_out.val().opcode;
+                self.m_rsp_psn.next = self.qbody.data_out.val().psn;
+                self.m_rsp_payload_len.next = 0.into();
+                self.m_rsp_syndrome.next = self.qbody.data_out.val().syn;
+                self.m_rsp_msn.next = self.qbody.data_out.val().msn;
+                self.m_rsp_atomic_ack_data.next = self.qbody.data_out.val().data;
+                if self.m_rsp_ready.val() {
+                    self.qpop.next = true;
+                }
+            } else {
+                self.qpop.next = true;
+            }
+        }
+        if self.qpop.val() {
+            self.h_cqd.d.next = false;
+        }
+        // A claim: the QP to Error (the error RAM, m_err), its later
+        // entries dropped, the command in hand too if it is the QP's.
+        for i in 0..RSP_ENTRIES {
+            self.xhit[i].next = self.claim.val()
+                & self.ev[i].q.val()
+                & (self.eqpn[i].q.val() == self.eqpn[0].q.val());
+        }
+        self.xw_v.d.next = self.claim.val();
+        self.xw_qpn.d.next = self.eqpn[0].q.val();
+        if self.claim.val() {
+            self.qerr.write_enable.next = true;
+            self.qerr.write_address.next = bit_cast::<Q, 24>(self.eqpn[0].q.val());
+            self.qerr.write_data.next = true;
+            self.cl_pend.d.next = true;
+            self.cl_qpn.d.next = self.eqpn[0].q.val();
+            self.hotv.next = self.hotv.val() | 0x82; // axi_err, nak_rem_op
+            if self.eqpn[0].q.val() == self.c.q.val().qpn {
+                self.c_dead.d.next = true;
+            }
+        }
+        if self.take.val() {
+            self.c_dead.d.next = false;
+        }
+        self.mfwd.d.next = self.take.val()
+            & (self.state.q.val() == Ex::Finish)
+            & (self.s_cmd_qpn.val() == self.c.q.val().qpn);
+        if self.cl_pend.q.val() {
+            self.m_err_valid.next = true;
+            self.m_err_qpn.next = self.cl_qpn.q.val();
+            if self.m_err_ready.val() {
+                self.cl_pend.d.next = false;
+            }
+        }
+        // Shift on a pop, push into the first free entry after it.
+        self.in_err.next = self.err_pend.q.val() | (self.done_err.val() & !self.anyhit.val());
+        self.in_fence.next = self.wr_iss.q.val();
+        if self.wr_go.val() {
+            self.in_fence.next = self.wr_iss.q.val() + 1;
+        }
+        for i in 0..RSP_QUEUE {
+            if self.qpop.val() {
+                self.pv[i].next = self.ev[i + 1].q.val();
+            } else {
+                self.pv[i].next = self.ev[i].q.val();
+            }
+        }
+        self.pfree[0].next = !self.pv[0].val();
+        for i in 0..RSP_QUEUE_M1 {
+            self.pfree[i + 1].next = !self.pv[i + 1].val() & self.pv[i].val();
+        }
+        // The wide part: pushed and popped with the registers.
+        self.qbody.write.next = self.qpush.val();
+        self.qbody.data_in.next = self.ent_in.val();
+        self.qbody.read.next = self.qpop.val();
+        for i in 0..RSP_QUEUE {
+            self.erdy[i].d.next = self.pv[i].val();
+            if self.qpop.val() {
+                self.ev[i].d.next = self.ev[i + 1].q.val();
+                self.eqpn[i].d.next = self.eqpn[i + 1].q.val();
+                self.efence[i].d.next = self.efence[i + 1].q.val();
+                self.eerr[i].d.next = self.eerr[i + 1].q.val() | self.ehit[i + 1].val();
+                self.ekill[i].d.next = self.ekill[i + 1].q.val() | self.xhit[i + 1].val();
+            } else {
+                self.ev[i].d.next = self.ev[i].q.val();
+                self.eqpn[i].d.next = self.eqpn[i].q.val();
+                self.efence[i].d.next = self.efence[i].q.val();
+                self.eerr[i].d.next = self.eerr[i].q.val() | self.ehit[i].val();
+                self.ekill[i].d.next = self.ekill[i].q.val() | self.xhit[i].val();
+            }
+            if self.qpush.val() & self.pfree[i].val() {
+                self.erdy[i].d.next = false;
+                self.ev[i].d.next = true;
+                self.eqpn[i].d.next = self.c.q.val().qpn;
+                self.efence[i].d.next = self.in_fence.val();
+                self.eerr[i].d.next = self.in_err.val();
+                // A claim of this QP in the same cycle drops it too.
+                self.ekill[i].d.next =
+                    self.claim.val() & (self.eqpn[0].q.val() == self.c.q.val().qpn);
+            }
+        }
+        for i in RSP_QUEUE..RSP_ENTRIES {
+            self.erdy[i].d.next = false;
+            self.ev[i].d.next = false;
+            self.eqpn[i].d.next = self.eqpn[i].q.val();
+            self.efence[i].d.next = self.efence[i].q.val();
+            self.eerr[i].d.next = false;
+            self.ekill[i].d.next = false;
+        }
+        self.err_pend.d.next = (self.err_pend.q.val() | (self.done_err.val() & !self.anyhit.val()))
+            & !self.qpush.val()
+            & !self.fsm_claim.val();
         if self.rd_go.val() & !self.rd_end.val() {
             self.rd_pend.d.next = self.rd_pend.q.val() + 1;
         } else if !self.rd_go.val() & self.rd_end.val() {
@@ -1459,7 +1951,15 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             self.state.d.next = Ex::Idle;
             self.wr_pend.d.next = 0.into();
             self.rd_pend.d.next = 0.into();
-            self.wr_err.d.next = false;
+            self.wr_iss.d.next = 0.into();
+            self.wr_dn.d.next = 0.into();
+            self.err_pend.d.next = false;
+            self.cl_pend.d.next = false;
+            self.c_dead.d.next = false;
+            self.h_cqd.d.next = false;
+            for i in 0..RSP_QUEUE {
+                self.ev[i].d.next = false;
+            }
             self.rd_to_me.d.next = false;
             self.hot.d.next = 0.into();
         }
