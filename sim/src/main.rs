@@ -147,7 +147,7 @@ struct RunArgs {
     #[arg(long, default_value_t = 8.0)]
     bandwidth: f64,
     /// Frames dropped, percent (each direction).
-    #[arg(long, default_value = "0.1", value_parser = percent)]
+    #[arg(long, default_value = "1", value_parser = percent)]
     drop: u32,
     /// Frames duplicated, percent.
     #[arg(long, default_value = "0", value_parser = percent)]

@@ -174,7 +174,7 @@ impl Scenario {
             link: LinkConfig {
                 latency: 156,
                 bytes_per_cycle: 8.0,
-                drop_ppm: 1000,
+                drop_ppm: 10_000,
                 dup_ppm: 0,
                 reorder_ppm: 0,
                 corrupt_ppm: 0,
