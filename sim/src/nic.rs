@@ -353,6 +353,21 @@ fn be32(b: &[u8]) -> u32 {
     u32::from_be_bytes(b.try_into().unwrap())
 }
 
+/// The IPv4 header between two stations as the NICs send it (DF set,
+/// TTL 64, UDP; lengths filled in per frame).
+pub fn ipv4_path(from: Station, to: Station) -> roce_wire::IpRepr {
+    roce_wire::IpRepr::V4(roce_wire::Ipv4Repr {
+        tos: 0,
+        ident: 0,
+        dont_frag: true,
+        ttl: 64,
+        protocol: roce_wire::ipv4::PROTOCOL_UDP,
+        src: from.ip,
+        dst: to.ip,
+        payload_len: 0,
+    })
+}
+
 fn ipv4_mapped(ip: [u8; 4]) -> [u8; 16] {
     let mut g = [0u8; 16];
     g[10] = 0xff;
@@ -1277,16 +1292,7 @@ impl SimNic for SoftNic {
                 vlan: None,
                 ethertype: 0,
             },
-            ip: roce_wire::IpRepr::V4(roce_wire::Ipv4Repr {
-                tos: 0,
-                ident: 0,
-                dont_frag: true,
-                ttl: 64,
-                protocol: roce_wire::ipv4::PROTOCOL_UDP,
-                src: self.station.ip,
-                dst: peer.ip,
-                payload_len: 0,
-            }),
+            ip: ipv4_path(self.station, peer),
         };
         self.ep.add_qp(Qp::connected(a, Default::default()), path);
         self.qpns.push(s.qpn);

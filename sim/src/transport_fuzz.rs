@@ -27,7 +27,7 @@
 //! SEND: the ACKs come back, the bytes land, the receive completes.
 
 use crate::fuzz::{mutate, Mutation};
-use crate::nic::{HwNic, Layout, QpSetup, RecvWr, Region, SendWr, SimNic, Verb};
+use crate::nic::{ipv4_path, HwNic, Layout, QpSetup, RecvWr, Region, SendWr, SimNic, Verb};
 use crate::rng::Rng;
 use crate::run::{FIRST_QPN, STATION_A, STATION_B};
 use crate::traffic::FrameGen;
@@ -35,7 +35,7 @@ use roce_wire::aeth::{AckCredits, NakCode, RnrTimer, Syndrome};
 use roce_wire::opcode::TABLE;
 use roce_wire::{
     AethRepr, AtomicAckEthRepr, AtomicEthRepr, BthRepr, EthernetRepr, ExtHeaders, Frame, FrameRepr,
-    IpRepr, Ipv4Repr, OpKind, Opcode, Pmtu, Position, Psn, RethRepr, Transport, UdpRepr,
+    IpRepr, OpKind, Opcode, Pmtu, Position, Psn, RethRepr, Transport, UdpRepr,
 };
 
 /// Cycles the MAC input may wait for the NIC before it counts as a hang.
@@ -153,16 +153,7 @@ impl Fuzzer {
                 vlan: None,
                 ethertype: 0,
             },
-            IpRepr::V4(Ipv4Repr {
-                tos: 0,
-                ident: 0,
-                dont_frag: true,
-                ttl: 64,
-                protocol: roce_wire::ipv4::PROTOCOL_UDP,
-                src: STATION_A.ip,
-                dst: STATION_B.ip,
-                payload_len: 0,
-            }),
+            ipv4_path(STATION_A, STATION_B),
             UdpRepr {
                 src_port: roce_wire::udp::roce_src_port(self.rng.next_u32()),
                 dst_port: roce_wire::udp::ROCE_V2_PORT,
