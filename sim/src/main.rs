@@ -130,6 +130,14 @@ struct RunArgs {
     /// Messages outstanding per QP (perftest's tx-depth).
     #[arg(long, default_value_t = 8, value_parser = num_max(256))]
     depth: u32,
+    /// Receive WQEs each responder QP keeps posted (default 2 × --depth;
+    /// fewer than the SENDs in flight brings RNR NAKs and retries).
+    #[arg(long, value_parser = num_max(512))]
+    recv_depth: Option<u32>,
+    /// Cycles the responder's host takes to post a receive WQE again after
+    /// its completion (a slow host: RNR NAKs).
+    #[arg(long, default_value_t = 0, value_parser = at_least(0))]
+    recv_delay: u64,
     /// Path MTU in bytes (256, 512, 1024, 2048, 4096).
     #[arg(long, default_value = "4096", value_parser = mtu)]
     pmtu: u32,
@@ -429,6 +437,8 @@ fn scenario(a: &RunArgs) -> Result<roce_sim::run::Scenario, String> {
         qps: a.qps,
         imm: a.imm,
         depth: a.depth as usize,
+        recv_depth: a.recv_depth.map_or(2 * a.depth as usize, |r| r as usize),
+        recv_delay: a.recv_delay,
         pmtu: roce_wire::Pmtu::ALL
             .into_iter()
             .find(|p| u32::from(p.code()) == a.pmtu)

@@ -122,6 +122,13 @@ pub struct Scenario {
     pub imm: bool,
     /// Messages outstanding per QP.
     pub depth: usize,
+    /// Receive WQEs each responder QP keeps posted (the slots reused:
+    /// at most `2·depth`). Fewer than the SENDs in flight makes the
+    /// responder answer RNR NAK and the requester wait and retry.
+    pub recv_depth: usize,
+    /// Cycles the responder's host takes to post a receive WQE again after
+    /// its completion.
+    pub recv_delay: u64,
     /// Path MTU.
     pub pmtu: Pmtu,
     /// The link (both directions alike).
@@ -170,6 +177,8 @@ impl Scenario {
             qps: 2,
             imm: false,
             depth: 8,
+            recv_depth: 16,
+            recv_delay: 0,
             pmtu: Pmtu::Mtu4096,
             link: LinkConfig {
                 latency: 156,
@@ -239,6 +248,13 @@ impl Scenario {
         }
         if !(1..=256).contains(&self.depth) {
             return Err(format!("--depth {}: 1 to 256", self.depth));
+        }
+        if !(1..=2 * self.depth).contains(&self.recv_depth) {
+            return Err(format!(
+                "--recv-depth {}: 1 to 2 × --depth ({})",
+                self.recv_depth,
+                2 * self.depth
+            ));
         }
         if self.size > 1 << 20 {
             return Err(format!("--size {}: at most 1 MiB", self.size));
@@ -438,6 +454,10 @@ struct QpRun {
     want_recv: VecDeque<WantRecv>,
     recv_posted: u64,
     recv_done: u64,
+    /// Cycles at which the host may post the next receive WQEs (one per
+    /// entry): `recv_depth` at the start, then one `recv_delay` after
+    /// each receive completion.
+    recv_credits: VecDeque<u64>,
     atomic: u64,
     done: u64,
 }
@@ -830,6 +850,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                     want_recv: VecDeque::new(),
                     recv_posted: 0,
                     recv_done: 0,
+                    recv_credits: vec![0; sc.recv_depth.min(nslots as usize)].into(),
                     atomic: rng.next_u64() ^ q as u64,
                     done: 0,
                 })
@@ -894,7 +915,11 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
             // The responder: receive buffers ahead of what may be sent.
             for (k, r) in f.qs.iter_mut().enumerate() {
                 let q = f.qp0 + k as u32;
-                while ready && r.recv_posted < r.recv_done + nslots && sc.test != Test::Read {
+                while ready
+                    && r.recv_credits.front().is_some_and(|&t| t <= now)
+                    && sc.test != Test::Read
+                {
+                    r.recv_credits.pop_front();
                     let slot = r.recv_posted % nslots;
                     nics[rs].post_recv(
                         q,
@@ -1120,6 +1145,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                     }
                 }
                 r.recv_done += 1;
+                r.recv_credits.push_back(now + sc.recv_delay);
             }
         }
         for n in nics.iter() {
@@ -1199,7 +1225,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
     }
     let report = Report {
         scenario: format!(
-            "roce-sim run: --test {} --size {} --iters {} --qps {}{}{}{} --depth {} --pmtu {} \
+            "roce-sim run: --test {} --size {} --iters {} --qps {}{}{}{} --depth {}{} --pmtu {} \
              --a {} --b {} --latency {} --bandwidth {} --drop {} --dup {} --reorder {} --corrupt {}{} --seed {}",
             sc.test.name(),
             sc.size,
@@ -1213,6 +1239,11 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                 String::new()
             },
             sc.depth,
+            if sc.recv_depth != 2 * sc.depth || sc.recv_delay > 0 {
+                format!(" --recv-depth {} --recv-delay {}", sc.recv_depth, sc.recv_delay)
+            } else {
+                String::new()
+            },
             sc.pmtu.bytes(),
             engine_name(sc.engines[0]),
             engine_name(sc.engines[1]),

@@ -192,6 +192,7 @@ fn bad_arguments_exit_2_naming_them() {
         (&["--inline"][..], "--inline"),
         (&["--timeout", "0"][..], "--timeout"),
         (&["--bandwidth", "0"][..], "--bandwidth"),
+        (&["--depth", "4", "--recv-depth", "9"][..], "--recv-depth"),
         (&["--nics", "3"][..], "--nics"),
         (&["--nics", "17", "--pattern", "incast"][..], "--nics"),
         (
@@ -428,4 +429,47 @@ fn wireshark_decodes_every_captured_frame() {
     }
     // SEND, WRITE and READ request/response kinds, ACKs and atomics.
     assert!(opcodes.len() >= 15, "opcodes seen: {opcodes:?}");
+}
+
+/// A slow responder host (two receive WQEs, posted again 3000 cycles after
+/// each completion) against eight SENDs in flight: the responder answers
+/// RNR NAK, the requester waits out the RNR timer and retries, and every
+/// SEND still lands, on every pairing of hardware and model.
+#[test]
+fn rnr_naks_when_the_host_posts_receives_late() {
+    for (a, b) in [("hw", "hw"), ("model", "hw"), ("hw", "model")] {
+        let json = scratch("rnr.json");
+        ok(&[
+            "--quiet",
+            "--test",
+            "send",
+            "--size",
+            "2000",
+            "--pmtu",
+            "1024",
+            "--iters",
+            "60",
+            "--drop",
+            "0",
+            "--recv-depth",
+            "2",
+            "--recv-delay",
+            "3000",
+            "--a",
+            a,
+            "--b",
+            b,
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        let j: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        assert_eq!(j["messages"], 2 * 60);
+        assert!(counter(&j, 1, "rsp_rnr_nak") > 0, "{a}/{b}: RNR NAKs sent");
+        let got = if a == "hw" {
+            counter(&j, 0, "req_rnr_nak")
+        } else {
+            counter(&j, 0, "rnr_nak_received")
+        };
+        assert!(got > 0, "{a}/{b}: RNR NAKs received");
+    }
 }
