@@ -12,6 +12,7 @@ pub mod csr;
 pub mod dma;
 pub mod fifo;
 pub mod gf2;
+pub mod host_if;
 pub mod mr_ctrl;
 pub mod mr_tlb;
 pub mod prim;
