@@ -616,12 +616,36 @@ fn host_if<const W: usize, const K: usize>(
     } else {
         (emit(HostIf::<W, K, 8, 256, 8>::new()), 256, 256)
     };
+    use crate::req_engine as re;
+    use crate::resp_exec as rx;
     let params = vec![
         ("W", W as u64),
         ("K", K as u64),
         ("QPS", qps),
         ("CQS", cqs),
         ("SQ_WINDOW", crate::host_if::SQ_WINDOW as u64),
+        // The transport's codes host_if translates (for benches).
+        ("OP_SEND", re::OP_SEND),
+        ("OP_SEND_IMM", re::OP_SEND_IMM),
+        ("OP_SEND_INV", re::OP_SEND_INV),
+        ("OP_WRITE", re::OP_WRITE),
+        ("OP_WRITE_IMM", re::OP_WRITE_IMM),
+        ("OP_READ", re::OP_READ),
+        ("OP_CMP_SWAP", re::OP_CMP_SWAP),
+        ("OP_FETCH_ADD", re::OP_FETCH_ADD),
+        ("ST_SUCCESS", re::ST_SUCCESS),
+        ("ST_LOC_LEN", re::ST_LOC_LEN),
+        ("ST_LOC_PROT", re::ST_LOC_PROT),
+        ("ST_FLUSH", re::ST_FLUSH),
+        ("ST_REM_INV_REQ", re::ST_REM_INV_REQ),
+        ("ST_REM_ACCESS", re::ST_REM_ACCESS),
+        ("ST_REM_OP", re::ST_REM_OP),
+        ("ST_RETRY_EXC", re::ST_RETRY_EXC),
+        ("ST_RNR_RETRY_EXC", re::ST_RNR_RETRY_EXC),
+        ("RCQE_OK", rx::RCQE_OK),
+        ("RCQE_LOC_LEN", rx::RCQE_LOC_LEN),
+        ("RCQE_LOC_QP_OP", rx::RCQE_LOC_QP_OP),
+        ("RCQE_FAILED", rx::RCQE_FAILED),
     ];
     (v, None, params)
 }

@@ -1317,6 +1317,10 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                                 self.qe_qpn.d.next = bit_cast::<24, Q>(self.qa.q.val());
                             } else {
                                 self.pend.d.next = self.pend.q.val() | self.qbit.val();
+                                // An idle scanner jumps to the QP just rung.
+                                if !self.pend_ptr.val() {
+                                    self.ptr.d.next = self.qa.q.val();
+                                }
                             }
                         }
                     } else if self.r_word.q.val() == self.w_rq_pi.val() {
@@ -1682,6 +1686,9 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                     }
                 } else {
                     self.pend.d.next = self.pend.q.val() | self.qbit.val();
+                    if !self.pend_ptr.val() {
+                        self.ptr.d.next = self.qa.q.val();
+                    }
                 }
             }
             // ---------------- Send WQE fetch.
