@@ -342,6 +342,24 @@ impl Cqs {
         }
     }
 
+    /// Re-create CQ `c` (an overrun one): zero its ring, write `cq_cfg`
+    /// again (the hardware restarts its indices and clears ERROR).
+    fn recreate(&mut self, b: &mut Bench, c: u32) {
+        let m = self.cqs.get_mut(&c).unwrap();
+        let (base, log) = (m.cq.ring.base, m.cq.ring.log_size);
+        let cq = CompletionQueue::new(base, log);
+        cq.clear(&mut b.mem);
+        cq.clear(&mut self.model_mem);
+        b.wr(hq::cq_cfg::addr(c), hq::cq_cfg::LOG_SIZE.val(log));
+        *m = CqModel {
+            host: cq.clone(),
+            cq,
+            err: false,
+            armed: None,
+            expect: VecDeque::new(),
+        };
+    }
+
     fn arm(&mut self, b: &mut Bench, c: u32, sol: bool) {
         let m = self.cqs.get_mut(&c).unwrap();
         if m.cq.ring.pi != m.cq.ring.ci {
@@ -456,8 +474,8 @@ fn receive_half(width: usize, default_seed: u64) {
         rqs.insert(q, (RecvQueue::new(base, log), cqn, None::<(u32, RecvWqe)>));
     }
     let mut id = 0u64;
-    let (mut lookups, mut rnr, mut cqes_in) = (0, 0, 0);
-    for n in 0..1500 {
+    let (mut lookups, mut rnr, mut cqes_in, mut recreated) = (0, 0, 0, 0);
+    for n in 0..4000 {
         let q = qps[rng.below(qps.len() as u64) as usize];
         let (rq, cqn, held) = rqs.get_mut(&q).unwrap();
         let cqn = *cqn;
@@ -534,6 +552,10 @@ fn receive_half(width: usize, default_seed: u64) {
             // The host polls, maybe rings cq_ci, maybe arms.
             _ => {
                 let c = cq_list[rng.below(cq_list.len() as u64) as usize].0;
+                if cqs.cqs[&c].err && rng.chance(300) {
+                    cqs.recreate(&mut b, c);
+                    recreated += 1;
+                }
                 cqs.poll(&mut b, c, rng.chance(700));
                 if rng.chance(400) {
                     cqs.arm(&mut b, c, rng.chance(500));
@@ -549,11 +571,14 @@ fn receive_half(width: usize, default_seed: u64) {
     let overruns = cqs.cqs.values().filter(|m| m.err).count();
     println!(
         "receive half w{width}: {lookups} lookups ({rnr} RNR), {cqes_in} completions, \
-         {} events, {overruns} CQs overrun, {} cycles",
+         {} events, {overruns} CQs overrun at the end, {recreated} re-created, {} cycles",
         b.events.len(),
         b.cycle
     );
-    assert!(rnr > 0 && b.events.len() > 0 && overruns > 0, "coverage");
+    assert!(
+        rnr > 0 && !b.events.is_empty() && overruns + recreated > 0,
+        "coverage"
+    );
 }
 
 #[test]
@@ -767,14 +792,23 @@ fn send_half(width: usize, default_seed: u64, bad_permille: u32) {
         bad: 0,
     };
     let mut id = 0u64;
-    for n in 0..1200 {
+    for n in 0..3000 {
         let q = qps[t.rng.below(qps.len() as u64) as usize];
         t.find_bad();
         match t.rng.below(10) {
             // Post, maybe ring.
             0..=2 => {
                 let m = t.sqs.get_mut(&q).unwrap();
-                if m.stopped || m.bad.is_some() {
+                if m.bad.is_some() {
+                    continue;
+                }
+                if m.stopped {
+                    // Re-create the stopped send queue (sq_cfg restarts it).
+                    let (base, log, cqn) = (m.sq.ring.base, m.sq.ring.log_size, m.cqn);
+                    m.sq = SendQueue::new(base, log);
+                    m.rung = 0;
+                    m.stopped = false;
+                    t.b.set_sq(q, base, log, cqn);
                     continue;
                 }
                 for _ in 0..=t.rng.below(5) {
@@ -803,6 +837,9 @@ fn send_half(width: usize, default_seed: u64, bad_permille: u32) {
             // Poll / ring / arm.
             _ => {
                 let c = cq_list[t.rng.below(cq_list.len() as u64) as usize].0;
+                if t.cqs.cqs[&c].err && t.rng.chance(300) {
+                    t.cqs.recreate(&mut t.b, c);
+                }
                 let db = t.rng.chance(800);
                 t.cqs.poll(&mut t.b, c, db);
                 if t.rng.chance(300) {
@@ -1118,4 +1155,61 @@ fn bad_wqe_completes_in_order() {
         b.step();
     }
     assert_eq!(b.wqes.len(), 2);
+}
+
+/// An AXI error (SLVERR) on a WQE read: the send WQE completes with
+/// loc-access-err and its queue stops; the receive lookup answers not ok.
+#[test]
+fn axi_errors_on_wqe_reads() {
+    for width in [64, 512] {
+        let mut b = Bench::new(width, 9, AxiMemTiming::FAST);
+        let mut rng = Rng::new(10);
+        let mut model_mem = AxiMem::new(8, 1, AxiMemTiming::FAST);
+        let mut cq = CompletionQueue::new(0x9000_0000, 3);
+        cq.clear(&mut model_mem);
+        cq.clear(&mut b.mem);
+        b.set_cq(1, 0x9000_0000, 3);
+        b.set_sq(2, 0x1000_0000, 2, 1);
+        b.set_rq(3, 0x2000_0000, 2, 1);
+        let mut sq = SendQueue::new(0x1000_0000, 2);
+        let mut w = random_swqe(&mut rng, 1, 0);
+        w.flags = SendFlag::Signaled.value() as u8;
+        sq.post(&mut b.mem, &w).unwrap();
+        b.mem.poison_page(0x1000_0000);
+        b.wr(db::sq_pi::addr(2), 1);
+        b.until(1000, "QP error", |b| !b.qp_errs.is_empty());
+        assert_eq!(b.qp_errs, vec![2]);
+        assert!(b.wqes.is_empty(), "w{width}: a failed fetch is not sent");
+        let op = wr_op(CODES, w.opcode).unwrap();
+        cq.push(
+            &mut model_mem,
+            &scqe_to_cqe(
+                2,
+                WcStatus::LocAccessErr,
+                send_wc_opcode(CODES, op),
+                0,
+                w.wr_id,
+                0,
+            ),
+        )
+        .unwrap();
+        assert_eq!(b.rd(hq::sq_ci::addr(2)), 1);
+        assert_eq!(
+            b.mem.peek(0x9000_0000, 256),
+            model_mem.peek(0x9000_0000, 256),
+            "w{width}: the error CQE"
+        );
+        let mut rq = RecvQueue::new(0x2000_0000, 2);
+        let mut rw = random_rwqe(&mut rng, 2);
+        rw.num_sge = 1;
+        rq.post(&mut b.mem, &rw).unwrap();
+        b.mem.poison_page(0x2000_0000);
+        b.wr(db::rq_pi::addr(3), 1);
+        b.rq_req = Some((3, true));
+        b.until(1000, "rq_resp", |b| !b.rq_resps.is_empty());
+        assert!(
+            !b.rq_resps[0].0,
+            "w{width}: a failed RWQE read answers not ok"
+        );
+    }
 }
