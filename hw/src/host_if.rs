@@ -68,8 +68,7 @@ const _: () = assert!(CAP_BITS == roce_regs::queue::SWQE_SIZE as usize * 8);
 /// Bytes of a receive WQE read: WR_ID, NUM_SGE and SGE 0.
 pub const RWQE_READ: usize = 32;
 const _: () = assert!(
-    rwqe::SGE_LKEY.offset as usize + 4 <= RWQE_READ
-        && rwqe::NUM_SGE.offset as usize + 1 <= RWQE_READ
+    rwqe::SGE_LKEY.offset as usize + 4 <= RWQE_READ && (rwqe::NUM_SGE.offset as usize) < RWQE_READ
 );
 const CQE_BITS: usize = roce_regs::queue::CQE_SIZE as usize * 8;
 const _: () = assert!(CQE_BITS == 256);
@@ -874,7 +873,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             one16: c(1),
             one_nq: c(1),
             win: c(SQ_WINDOW as u64),
-            init_last: c(((1u64 << Q.max(C)) - 1) as u64),
+            init_last: c((1u64 << Q.max(C)) - 1),
             nq_last: c((1u64 << Q) - 1),
             nc_last: c((1u64 << C) - 1),
             sw_shift: c(roce_regs::queue::SWQE_SIZE.trailing_zeros() as u64),

@@ -850,7 +850,6 @@ fn send_half(width: usize, default_seed: u64, bad_permille: u32) {
                     .check(&mut t.b, c, &format!("op {n}: poll/arm CQ {c}"));
             }
         }
-        let _ = n;
     }
     // Drain: ring what is posted, complete everything.
     for &q in &qps {
