@@ -75,6 +75,9 @@ const MODELS: &[(&str, usize, Variant)] = &[
     ("dma_wr", 512, Variant::Fast),
     ("dma_rd", 64, Variant::Fast),
     ("dma_rd", 512, Variant::Fast),
+    // host_if: the 64-QP, 64-CQ test build at both ends of the width range.
+    ("host_if_small", 64, Variant::Fast),
+    ("host_if_small", 512, Variant::Fast),
 ];
 
 fn main() {

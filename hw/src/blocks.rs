@@ -5,6 +5,7 @@ use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::csr::{CsrDefault, CsrSmall, QpStore};
 use crate::dma::{DmaRd, DmaWr, RD_BUF_BEATS, RD_OUTSTANDING, WR_OUTSTANDING};
+use crate::host_if::HostIf;
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
@@ -197,6 +198,19 @@ pub const BLOCKS: &[BlockSpec] = &[
         summary: "AXI4 master read DMA: commands (addr, len, last) read memory into one dense \
                   stream per packet, realigned to lane 0, ARs bounded by a 64-beat R buffer",
         widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "host_if",
+        summary: "host interface: the db/hq register blocks, send WQE fetch (doorbell, DMA read, \
+                  decode to req_engine work requests), receive WQE lookups and CQE writes \
+                  (phase bit, overrun, arm/event) through its own dma_rd/dma_wr (one AXI4 \
+                  master); 256 QPs, 256 CQs",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "host_if_small",
+        summary: "host_if test build: 64 QPs, 64 CQs",
+        widths: &RETX_SMALL_WIDTHS,
     },
 ];
 
@@ -608,6 +622,49 @@ fn dma_wr<const W: usize, const K: usize>() -> (String, Option<usize>) {
     (emit(DmaWr::<W, K>::new()), None)
 }
 
+/// `host_if` Verilog and parameters; `small` selects the 64-QP build.
+fn host_if<const W: usize, const K: usize>(
+    small: bool,
+) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    let (v, qps, cqs) = if small {
+        (emit(HostIf::<W, K, 6, 64, 6>::new()), 64, 64)
+    } else {
+        (emit(HostIf::<W, K, 8, 256, 8>::new()), 256, 256)
+    };
+    use crate::req_engine as re;
+    use crate::resp_exec as rx;
+    let params = vec![
+        ("W", W as u64),
+        ("K", K as u64),
+        ("QPS", qps),
+        ("CQS", cqs),
+        ("SQ_WINDOW", crate::host_if::SQ_WINDOW as u64),
+        // The transport's codes host_if translates (for benches).
+        ("OP_SEND", re::OP_SEND),
+        ("OP_SEND_IMM", re::OP_SEND_IMM),
+        ("OP_SEND_INV", re::OP_SEND_INV),
+        ("OP_WRITE", re::OP_WRITE),
+        ("OP_WRITE_IMM", re::OP_WRITE_IMM),
+        ("OP_READ", re::OP_READ),
+        ("OP_CMP_SWAP", re::OP_CMP_SWAP),
+        ("OP_FETCH_ADD", re::OP_FETCH_ADD),
+        ("ST_SUCCESS", re::ST_SUCCESS),
+        ("ST_LOC_LEN", re::ST_LOC_LEN),
+        ("ST_LOC_PROT", re::ST_LOC_PROT),
+        ("ST_FLUSH", re::ST_FLUSH),
+        ("ST_REM_INV_REQ", re::ST_REM_INV_REQ),
+        ("ST_REM_ACCESS", re::ST_REM_ACCESS),
+        ("ST_REM_OP", re::ST_REM_OP),
+        ("ST_RETRY_EXC", re::ST_RETRY_EXC),
+        ("ST_RNR_RETRY_EXC", re::ST_RNR_RETRY_EXC),
+        ("RCQE_OK", rx::RCQE_OK),
+        ("RCQE_LOC_LEN", rx::RCQE_LOC_LEN),
+        ("RCQE_LOC_QP_OP", rx::RCQE_LOC_QP_OP),
+        ("RCQE_FAILED", rx::RCQE_FAILED),
+    ];
+    (v, None, params)
+}
+
 fn dma_rd<const W: usize, const K: usize>() -> (String, Option<usize>) {
     (emit(DmaRd::<W, K>::new()), None)
 }
@@ -681,6 +738,18 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         "resp_top_small" => responder(width, true, true),
         "req_engine" => req_engine(width, false),
         "req_engine_small" => req_engine(width, true),
+        "host_if" => match width {
+            64 => host_if::<64, 8>(false),
+            128 => host_if::<128, 16>(false),
+            256 => host_if::<256, 32>(false),
+            512 => host_if::<512, 64>(false),
+            _ => unreachable!("width checked against the block's spec"),
+        },
+        "host_if_small" => match width {
+            64 => host_if::<64, 8>(true),
+            512 => host_if::<512, 64>(true),
+            _ => unreachable!("width checked against the block's spec"),
+        },
         "rc_transport" => rc_transport(width, false),
         "rc_transport_small" => rc_transport(width, true),
         "tx_arb" => {
@@ -958,6 +1027,26 @@ mod tests {
     }
 
     #[test]
+    fn host_if_builds() {
+        for (name, w, qps) in [("host_if", 64, 256), ("host_if_small", 512, 64)] {
+            let g = generate(name, w).unwrap();
+            assert!(g.params.contains(&("QPS", qps)), "{name}");
+            for (port, width) in [
+                ("m_axi_wdata", w),
+                ("m_axi_rdata", w),
+                ("m_wqe_wr_id", 64),
+                ("s_reg_addr", crate::host_if::ADDR_BITS),
+            ] {
+                assert!(
+                    g.ports.iter().any(|p| p.name == port && p.width == width),
+                    "{name} w{w}: {port}"
+                );
+            }
+        }
+        assert!(generate("host_if_small", 128).is_err());
+    }
+
+    #[test]
     fn every_block_generates_with_ports() {
         for spec in BLOCKS.iter().filter(|b| {
             ![
@@ -968,6 +1057,8 @@ mod tests {
                 "mr_ctrl",
                 "resp_chk",
                 "qp_timers",
+                "host_if",
+                "host_if_small",
             ]
             .contains(&b.name)
         }) {

@@ -1,6 +1,6 @@
-//! The host queues as a Rust model over [`AxiMem`]: receive and completion
-//! rings in host memory in the formats of `roce_regs::queue`, seen from
-//! both sides. The host side posts receive WQEs and polls CQEs (what the
+//! The host queues as a Rust model over [`AxiMem`]: send, receive and
+//! completion rings in host memory in the formats of `roce_regs::queue`,
+//! seen from both sides. The host side posts receive WQEs and polls CQEs (what the
 //! host library will do); the NIC side is the reference behaviour of
 //! `host_if`'s receive half: it answers `resp_exec`'s receive-WQE lookup
 //! (`m_rq_req_*` → `s_rq_resp_*`) from the RQ ring and turns its
@@ -8,7 +8,10 @@
 //! against the same memory and compares CQE bytes with this model's.
 
 use crate::axi_mem::AxiMem;
-use roce_regs::queue::{cqe, ring, Cqe, RecvWqe, WcFlag, WcOpcode, WcStatus, CQE_SIZE, RWQE_SIZE};
+use roce_regs::queue::{
+    cqe, ring, Cqe, Payload, RecvWqe, SendFlag, SendWqe, WcFlag, WcOpcode, WcStatus, WrOpcode,
+    CQE_SIZE, RWQE_SIZE, SWQE_SIZE,
+};
 
 /// A ring in host memory: `2^log_size` entries of `entry` bytes at `base`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,6 +202,180 @@ pub fn rcqe_to_cqe(
         .value() as u8,
         flags,
         phase: 0,
+    }
+}
+
+/// A send queue: the host posts, the NIC fetches and completes.
+#[derive(Clone, Debug)]
+pub struct SendQueue {
+    pub ring: Ring,
+}
+
+impl SendQueue {
+    /// An empty SQ of `2^log_size` send WQEs at `base`.
+    pub fn new(base: u64, log_size: u32) -> SendQueue {
+        SendQueue {
+            ring: Ring::new(base, log_size, SWQE_SIZE),
+        }
+    }
+
+    /// Host: write `w` at the producer index (the doorbell value is then
+    /// `ring.pi`). `ring.ci` is what the host knows completed.
+    pub fn post(&mut self, mem: &mut AxiMem, w: &SendWqe) -> Result<(), RingError> {
+        let r = &mut self.ring;
+        if !ring::has_room(r.pi, r.ci, r.log_size) {
+            return Err(RingError::Full);
+        }
+        mem.poke(r.addr(r.pi), &w.pack());
+        r.pi = ring::next(r.pi);
+        Ok(())
+    }
+}
+
+/// One work request as `host_if` hands it to `req_engine` (`s_wqe_*`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkRequest {
+    pub qpn: u32,
+    pub op: u64,
+    pub signaled: bool,
+    pub solicited: bool,
+    pub fence: bool,
+    pub wr_id: u64,
+    pub lkey: u32,
+    pub lva: u64,
+    pub len: u32,
+    pub rva: u64,
+    pub rkey: u32,
+    pub imm: u32,
+    pub swap: u64,
+    pub compare: u64,
+}
+
+/// The transport's codes (`req_engine`'s `OP_*` and `ST_*`, `resp_exec`'s
+/// `RCQE_*`) by name, as the `host_if` catalogue entry exports them (a
+/// model's `PARAMS`).
+pub type Codes = [(&'static str, u64)];
+
+fn code(codes: &Codes, name: &str) -> u64 {
+    codes
+        .iter()
+        .find(|c| c.0 == name)
+        .unwrap_or_else(|| panic!("no code {name}"))
+        .1
+}
+
+fn code_name(codes: &Codes, prefix: &str, v: u64) -> Option<&'static str> {
+    codes
+        .iter()
+        .find(|c| c.0.starts_with(prefix) && c.1 == v)
+        .map(|c| c.0)
+}
+
+/// `req_engine`'s op (`OP_*`) for an ibverbs send opcode, if supported.
+pub fn wr_op(codes: &Codes, opcode: u8) -> Option<u64> {
+    Some(code(
+        codes,
+        match WrOpcode::from_value(opcode.into())? {
+            WrOpcode::RdmaWrite => "OP_WRITE",
+            WrOpcode::RdmaWriteWithImm => "OP_WRITE_IMM",
+            WrOpcode::Send => "OP_SEND",
+            WrOpcode::SendWithImm => "OP_SEND_IMM",
+            WrOpcode::RdmaRead => "OP_READ",
+            WrOpcode::AtomicCmpAndSwp => "OP_CMP_SWAP",
+            WrOpcode::AtomicFetchAndAdd => "OP_FETCH_ADD",
+            WrOpcode::SendWithInv => "OP_SEND_INV",
+        },
+    ))
+}
+
+/// The work request `host_if` makes of send WQE `w` of QP `qpn`, or the
+/// error status it completes the WQE with instead (one SGE at most, no
+/// inline data, a known opcode). `signaled` is always set: every WQE
+/// completes to `host_if`, which writes a CQE only when the host asked for
+/// one (`SendFlag::Signaled`) or the status is an error.
+pub fn swqe_to_wr(codes: &Codes, qpn: u32, w: &SendWqe) -> Result<WorkRequest, WcStatus> {
+    let op = wr_op(codes, w.opcode).ok_or(WcStatus::LocQpOpErr)?;
+    let sge = match &w.payload {
+        Payload::Inline { .. } => return Err(WcStatus::LocQpOpErr),
+        Payload::Sgl { num, .. } if *num > 1 => return Err(WcStatus::LocQpOpErr),
+        Payload::Sgl { num: 0, .. } => Default::default(),
+        Payload::Sgl { sge, .. } => sge[0],
+    };
+    let f = |flag: SendFlag| w.flags & flag.value() as u8 != 0;
+    Ok(WorkRequest {
+        qpn,
+        op,
+        signaled: true,
+        solicited: f(SendFlag::Solicited),
+        fence: f(SendFlag::Fence),
+        wr_id: w.wr_id,
+        lkey: sge.lkey,
+        lva: sge.addr,
+        len: sge.length,
+        rva: w.remote_addr,
+        rkey: w.rkey,
+        imm: w.imm_inv,
+        swap: w.swap,
+        compare: w.compare_add,
+    })
+}
+
+/// `WcStatus` of `req_engine`'s completion status `st` (`ST_*`).
+pub fn req_status(codes: &Codes, st: u64) -> WcStatus {
+    match code_name(codes, "ST_", st) {
+        Some("ST_SUCCESS") => WcStatus::Success,
+        Some("ST_LOC_LEN") => WcStatus::LocLenErr,
+        Some("ST_LOC_PROT") => WcStatus::LocProtErr,
+        Some("ST_FLUSH") => WcStatus::WrFlushErr,
+        Some("ST_REM_INV_REQ") => WcStatus::RemInvReqErr,
+        Some("ST_REM_ACCESS") => WcStatus::RemAccessErr,
+        Some("ST_REM_OP") => WcStatus::RemOpErr,
+        Some("ST_RETRY_EXC") => WcStatus::RetryExcErr,
+        Some("ST_RNR_RETRY_EXC") => WcStatus::RnrRetryExcErr,
+        _ => WcStatus::GeneralErr,
+    }
+}
+
+/// `WcOpcode` of a send completion of `req_engine` op `op` (`OP_*`).
+pub fn send_wc_opcode(codes: &Codes, op: u64) -> WcOpcode {
+    match code_name(codes, "OP_", op) {
+        Some("OP_WRITE" | "OP_WRITE_IMM") => WcOpcode::RdmaWrite,
+        Some("OP_READ") => WcOpcode::RdmaRead,
+        Some("OP_CMP_SWAP") => WcOpcode::CompSwap,
+        Some("OP_FETCH_ADD") => WcOpcode::FetchAdd,
+        _ => WcOpcode::Send,
+    }
+}
+
+/// The CQE for one of `req_engine`'s send completions (`m_scqe_*`) of the
+/// WQE at ring index `wqe_index` of QP `qpn`.
+pub fn scqe_to_cqe(
+    qpn: u32,
+    st: WcStatus,
+    op: WcOpcode,
+    byte_len: u32,
+    wr_id: u64,
+    wqe_index: u32,
+) -> Cqe {
+    Cqe {
+        wr_id,
+        byte_len,
+        qpn,
+        wqe_index: wqe_index as u16,
+        status: st.value() as u8,
+        opcode: op.value() as u8,
+        ..Default::default()
+    }
+}
+
+/// `resp_exec`'s receive completion status (`RCQE_*`) as `host_if` maps it
+/// (as [`rcqe_to_cqe`] documents).
+pub fn rcqe_status(codes: &Codes, st: u64) -> WcStatus {
+    match code_name(codes, "RCQE_", st) {
+        Some("RCQE_OK") => WcStatus::Success,
+        Some("RCQE_LOC_LEN") => WcStatus::LocLenErr,
+        Some("RCQE_LOC_QP_OP") => WcStatus::LocQpOpErr,
+        _ => WcStatus::GeneralErr,
     }
 }
 

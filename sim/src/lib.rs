@@ -49,6 +49,7 @@ pub mod descriptors;
 pub mod dma;
 pub mod fuzz;
 pub mod fw;
+pub mod host_if;
 pub mod host_rings;
 pub mod model;
 pub mod mr_model;
