@@ -1,10 +1,11 @@
-//! `roce-sim run`: two simulated NICs ([`crate::nic`]) doing RDMA over a
-//! simulated link, perftest-style workloads, every byte checked where it
-//! lands, and a report.
+//! `roce-sim run`: simulated NICs ([`crate::nic`]) doing RDMA over a
+//! simulated link (two NICs) or switch (more), perftest-style workloads,
+//! every byte checked where it lands, and a report.
 //!
-//! **Workload.** NIC A's requester sends `iters` messages on each of `qps`
-//! QPs to NIC B, at most `depth` outstanding per QP (perftest's tx-depth);
-//! with `bidir`, B does the same toward A at the same time.
+//! **Workload.** Each requester (NIC A with two NICs; see [`Pattern`])
+//! sends `iters` messages on each of `qps` QPs to its responder, at most
+//! `depth` outstanding per QP (perftest's tx-depth); with `bidir`, the
+//! responder does the same back at the same time.
 //! Buffers are slots reused round-robin (`2·depth` per QP and kind), so
 //! memory stays small whatever the message count; the slot a message uses
 //! is not reused before that message has completed and been checked.
