@@ -467,6 +467,13 @@ fn scenario(a: &RunArgs) -> Result<roce_sim::run::Scenario, String> {
     if a.inline {
         return Err("--inline needs the host interface (host_if), which is not built yet".into());
     }
+    if a.recv_depth.is_some_and(|r| r as usize > 2 * sc.depth) {
+        return Err(format!(
+            "--recv-depth {}: at most 2 × --depth ({})",
+            sc.recv_depth,
+            2 * sc.depth
+        ));
+    }
     if atomic && a.size != 4096 && a.size != 8 {
         return Err(format!("--size {}: atomics are 8 bytes", a.size));
     }
