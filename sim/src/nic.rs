@@ -1110,8 +1110,11 @@ impl SimNic for HwNic {
                 imm: None,
                 status: status as u32,
             });
-            self.in_hw[q as usize] -= 1;
-            self.posted[q as usize] -= 1;
+            // Saturating: a completion of a WQE taken before its QP was
+            // reset (the counts were cleared) counts nothing.
+            let i = q as usize;
+            self.in_hw[i] = self.in_hw[i].saturating_sub(1);
+            self.posted[i] = self.posted[i].saturating_sub(1);
         }
         if d.get_m_rcqe_valid() {
             let q = d.get_m_rcqe_qpn();

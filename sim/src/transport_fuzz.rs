@@ -563,13 +563,24 @@ pub fn transport(c: &Config, mut progress: impl FnMut(u64)) -> Result<Report, St
                 cqe.opcode,
                 roce_transport::WcOpcode::Recv | roce_transport::WcOpcode::RecvRdmaWithImm
             ) {
-                let i = (cqe.qpn - FIRST_QPN) as usize;
+                let i = cqe.qpn.wrapping_sub(FIRST_QPN) as usize;
+                if i >= recvs.len() {
+                    return Err(format!(
+                        "a completion on QP {}, which the NIC was not given",
+                        cqe.qpn
+                    ));
+                }
                 recvs[i] = recvs[i].saturating_sub(1);
             }
         }
         // QPs in Error: reset, as the firmware would.
         for (qpn, _, _) in nic.take_qp_errors() {
-            let q = qpn - FIRST_QPN;
+            let q = qpn.wrapping_sub(FIRST_QPN);
+            if q >= c.qps {
+                return Err(format!(
+                    "the NIC moved QP {qpn}, which it was not given, to Error"
+                ));
+            }
             rep.resets += 1;
             let s = setup(q, &mut rng);
             nic.create_qp(&s, STATION_A);
@@ -713,7 +724,10 @@ fn clean_traffic(nic: &mut HwNic, f: &mut Fuzzer, rng: &mut Rng, qps: u32) -> Re
         }
         while let Some(c) = nic.poll_cq() {
             if c.wr_id >> 40 == 1 {
-                let q = (c.qpn - FIRST_QPN) as usize;
+                let q = c.qpn.wrapping_sub(FIRST_QPN) as usize;
+                if q >= qps as usize {
+                    return Err(format!("clean traffic: a completion on QP {}", c.qpn));
+                }
                 if !c.ok || c.byte_len != 100 {
                     return Err(format!("clean traffic: QP {q} receive completion {c:?}"));
                 }
