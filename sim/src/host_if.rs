@@ -58,6 +58,9 @@ pub trait Dut: crate::axi_mem::AxiWritePort + crate::axi_mem::AxiReadPort {
     fn rcqe_ready(&self) -> bool;
     fn event(&self) -> Option<u32>;
     fn qp_err(&self) -> Option<u32>;
+    /// `m_post_recv`: (QPN, count) offered.
+    fn post_recv(&self) -> Option<(u32, u32)>;
+    fn set_post_recv_ready(&mut self, v: bool);
     fn eval_(&mut self);
     fn tick_(&mut self);
 }
@@ -164,6 +167,13 @@ macro_rules! dut {
             }
             fn qp_err(&self) -> Option<u32> {
                 self.get_m_qp_err_valid().then(|| self.get_m_qp_err_qpn())
+            }
+            fn post_recv(&self) -> Option<(u32, u32)> {
+                self.get_m_post_recv_valid()
+                    .then(|| (self.get_m_post_recv_qpn(), self.get_m_post_recv_count() as u32))
+            }
+            fn set_post_recv_ready(&mut self, v: bool) {
+                self.set_m_post_recv_ready(v)
             }
             fn eval_(&mut self) {
                 Model::eval(self)

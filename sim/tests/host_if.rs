@@ -42,6 +42,10 @@ struct Bench {
     rq_resps: VecDeque<(bool, u32, u64, u32)>,
     events: Vec<u32>,
     qp_errs: Vec<u32>,
+    /// Receive WQEs posted, as `m_post_recv` reported them (QPN → count).
+    posted: BTreeMap<u32, u32>,
+    /// ‰ of cycles `m_post_recv_ready` is low.
+    post_stall: u32,
     /// Cycle of the last register handshake.
     reg_cycle: u64,
 }
@@ -74,6 +78,8 @@ impl Bench {
             rq_resps: VecDeque::new(),
             events: Vec::new(),
             qp_errs: Vec::new(),
+            posted: BTreeMap::new(),
+            post_stall: 0,
             reg_cycle: 0,
         };
         let mut n = 0;
@@ -94,6 +100,8 @@ impl Bench {
         let rr = !self.rng.chance(self.resp_stall);
         self.dut.set_wqe_ready(wr);
         self.dut.set_rq_resp_ready(rr);
+        let pr = !self.rng.chance(self.post_stall);
+        self.dut.set_post_recv_ready(pr);
         self.mem.drive_write(&mut *self.dut);
         self.mem.drive_read(&mut *self.dut);
         self.dut.eval_();
@@ -129,6 +137,12 @@ impl Bench {
         }
         if let Some(q) = self.dut.qp_err() {
             self.qp_errs.push(q);
+        }
+        if pr {
+            if let Some((q, n)) = self.dut.post_recv() {
+                assert!(n > 0, "cycle {}: QP {q} posted 0 receive WQEs", self.cycle);
+                *self.posted.entry(q).or_default() += n;
+            }
         }
         self.mem.sample_write(&*self.dut);
         self.mem.sample_read(&*self.dut);
@@ -461,6 +475,7 @@ fn receive_half(width: usize, default_seed: u64) {
     let t = timing(&mut rng);
     let mut b = Bench::new(width, s, t);
     b.resp_stall = 300;
+    b.post_stall = 300;
     let cq_list = [(0, 1), (5, 2), (63, 3)];
     let mut cqs = Cqs::new(&mut b, &cq_list);
     let qps = [0u32, 1, 7, 33, 62, 63];
@@ -566,6 +581,14 @@ fn receive_half(width: usize, default_seed: u64) {
     }
     for &(c, _) in &cq_list {
         cqs.check(&mut b, c, "end");
+    }
+    // Every doorbell's receive WQEs reached `m_post_recv`, once.
+    for (q, (rq, _, _)) in &rqs {
+        assert_eq!(
+            b.posted.get(q).copied().unwrap_or(0),
+            rq.ring.pi,
+            "QP {q}: receive WQEs reported on m_post_recv"
+        );
     }
     assert!(b.mem.violations.is_empty(), "{:?}", b.mem.violations);
     let overruns = cqs.cqs.values().filter(|m| m.err).count();
@@ -1030,6 +1053,7 @@ fn bad_doorbells() {
         b.step();
     }
     assert_eq!(b.qp_errs, vec![5, 5], "one error per bad doorbell");
+    assert!(b.posted.is_empty(), "a bad doorbell posts nothing");
     assert_eq!(b.mem.ars, 0, "no fetch");
     assert!(b.wqes.is_empty());
     b.rq_req = Some((5, true));

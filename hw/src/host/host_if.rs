@@ -23,6 +23,10 @@
 //!   (`ok` = 0 when the ring is empty, the WQE has no SGE, or the read
 //!   failed); without `pop` it answers the held SGE. `s_rcqe` writes one
 //!   CQE (32 bytes, one `dma_wr` command) into the QP's receive CQ.
+//!   An `rq_pi` doorbell that moves the producer index by n > 0 (and is
+//!   not beyond the ring) offers `m_post_recv` (QPN, n): `resp_chk`'s
+//!   `POST_RECV` credits for its RNR decision. The offer is held until
+//!   taken and the block serves nothing else meanwhile.
 //! - **Send half**: an `sq_pi` doorbell marks the QP; the fetcher reads
 //!   whole SWQEs (128 bytes), decodes them and offers them on `m_wqe`
 //!   (ibverbs opcodes → `req_engine` `OP_*`). At most [`SQ_WINDOW`] WQEs per
@@ -345,6 +349,13 @@ pub struct HostIf<const W: usize, const K: usize, const Q: usize, const NQ: usiz
     pub m_event_cqn: Signal<Out, Bits<16>>,
     pub m_qp_err_valid: Signal<Out, Bit>,
     pub m_qp_err_qpn: Signal<Out, Bits<24>>,
+    /// Receive WQEs posted: an `rq_pi` doorbell that moved the producer
+    /// index by `count` (resp_chk's `POST_RECV` event). Held until taken;
+    /// the block does nothing else meanwhile, so none is lost.
+    pub m_post_recv_valid: Signal<Out, Bit>,
+    pub m_post_recv_ready: Signal<In, Bit>,
+    pub m_post_recv_qpn: Signal<Out, Bits<24>>,
+    pub m_post_recv_count: Signal<Out, Bits<16>>,
     // AXI4 master (dma_wr's write channels, dma_rd's read channels).
     pub m_axi_awaddr: Signal<Out, Bits<64>>,
     pub m_axi_awlen: Signal<Out, Bits<8>>,
@@ -441,6 +452,9 @@ pub struct HostIf<const W: usize, const K: usize, const Q: usize, const NQ: usiz
     ev_cqn: DFF<Bits<16>>,
     qe_v: DFF<Bit>,
     qe_qpn: DFF<Bits<24>>,
+    pr_v: DFF<Bit>,
+    pr_qpn: DFF<Bits<24>>,
+    pr_cnt: DFF<Bits<16>>,
     overrun: DFF<Bits<32>>,
 
     // Per cycle.
@@ -692,6 +706,10 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             m_event_cqn: Default::default(),
             m_qp_err_valid: Default::default(),
             m_qp_err_qpn: Default::default(),
+            m_post_recv_valid: Default::default(),
+            m_post_recv_ready: Default::default(),
+            m_post_recv_qpn: Default::default(),
+            m_post_recv_count: Default::default(),
             m_axi_awaddr: Default::default(),
             m_axi_awlen: Default::default(),
             m_axi_awsize: Default::default(),
@@ -779,6 +797,9 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             ev_cqn: Default::default(),
             qe_v: Default::default(),
             qe_qpn: Default::default(),
+            pr_v: Default::default(),
+            pr_qpn: Default::default(),
+            pr_cnt: Default::default(),
             overrun: Default::default(),
             idle_ok: Default::default(),
             a: Default::default(),
@@ -957,7 +978,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             r_write, r_ok, r_wdata, r_word, r_grp, resp_v, resp_d, resp_e, pop, i_st, i_op, i_len,
             i_imm, i_wr_id, i_qpn, k_wr_id, k_len, k_imm, k_qpn, k_idx, k_st, k_op, k_fl, k_sol,
             k_cqn, fire, cbuf, caddr, beat, raddr, rlen, cap, cap_err, ow_v, ow, or_v, or_ok,
-            or_key, or_va, or_len, ev_v, ev_cqn, qe_v, qe_qpn, overrun
+            or_key, or_va, or_len, ev_v, ev_cqn, qe_v, qe_qpn, pr_v, pr_qpn, pr_cnt, overrun
         );
         clock!(self, clock, dw, dr, qram, cram);
         self.dw.reset.next = self.reset.val();
@@ -1026,8 +1047,14 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
         self.resp_v.d.next = false;
         self.ev_v.d.next = false;
         self.qe_v.d.next = false;
+        if self.pr_v.q.val() & self.m_post_recv_ready.val() {
+            self.pr_v.d.next = false;
+        }
 
         // ---- Outputs.
+        self.m_post_recv_valid.next = self.pr_v.q.val();
+        self.m_post_recv_qpn.next = self.pr_qpn.q.val();
+        self.m_post_recv_count.next = self.pr_cnt.q.val();
         self.busy.next = self.state.q.val() == St::Init;
         self.m_reg_resp_valid.next = self.resp_v.q.val();
         self.m_reg_resp_rdata.next = self.resp_d.q.val();
@@ -1144,8 +1171,10 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
         }
 
         // ---- Arbitration (one operation at a time).
-        self.idle_ok.next =
-            (self.state.q.val() == St::Idle) & !self.wb_q.q.val() & !self.wb_c.q.val();
+        self.idle_ok.next = (self.state.q.val() == St::Idle)
+            & !self.wb_q.q.val()
+            & !self.wb_c.q.val()
+            & !self.pr_v.q.val();
         self.pend_ptr.next = ((self.pend.q.val() >> self.ptr.q.val()) & 1) != 0;
         self.take_reg.next = self.idle_ok.val() & self.s_reg_valid.val();
         self.take_rc.next = self.idle_ok.val() & !self.s_reg_valid.val() & self.s_rcqe_valid.val();
@@ -1331,6 +1360,10 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                                 self.qc.d.next.rq_err = true;
                                 self.qe_v.d.next = true;
                                 self.qe_qpn.d.next = bit_cast::<24, Q>(self.qa.q.val());
+                            } else if self.wd16.val() != self.qc.q.val().rq_pi {
+                                self.pr_v.d.next = true;
+                                self.pr_qpn.d.next = bit_cast::<24, Q>(self.qa.q.val());
+                                self.pr_cnt.d.next = self.wd16.val() - self.qc.q.val().rq_pi;
                             }
                         }
                     } else {
