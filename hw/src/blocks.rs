@@ -6,6 +6,7 @@ use crate::crc32::Crc32;
 use crate::csr::{CsrDefault, CsrSmall, QpStore};
 use crate::dma::{DmaRd, DmaWr, RD_BUF_BEATS, RD_OUTSTANDING, WR_OUTSTANDING};
 use crate::host_if::HostIf;
+use crate::roce_nic::{RoceNic512, RoceNic64};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
@@ -206,6 +207,14 @@ pub const BLOCKS: &[BlockSpec] = &[
                   (phase bit, overrun, arm/event) through its own dma_rd/dma_wr (one AXI4 \
                   master); 256 QPs, 256 CQs",
         widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "roce_nic",
+        summary: "the whole NIC (64 QPs, 64 CQs): rc_transport, host_if, csr (three context \
+                  ports, configuration to tx_arb), qp_events, PicoRV32 (fw_core; picorv32.v \
+                  from scripts/setup is added beside this Verilog), the AXI4-Lite bus and the \
+                  AXI4 arbiters onto one DMA master",
+        widths: &RETX_SMALL_WIDTHS,
     },
     BlockSpec {
         name: "host_if_small",
@@ -553,8 +562,9 @@ fn req_engine(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'stati
     (v, None, params)
 }
 
-/// `rc_transport` Verilog and parameters; `small` selects the 64-QP build.
-fn rc_transport(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+/// `rc_transport`'s parameters and timer tick; `small` selects the 64-QP
+/// build.
+fn rc_transport_params(width: usize, small: bool) -> (Vec<(&'static str, u64)>, u16) {
     let (qps, wqes, mrs, pt, tick) = if small {
         (64, 8, 64, 1 << 8, SMALL_TICK)
     } else {
@@ -585,6 +595,12 @@ fn rc_transport(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'sta
         ("RSP_EV_CLEAR", crate::resp_chk::EV_CLEAR),
         ("REQ_EV_INIT", crate::req_engine::EV_INIT),
     ];
+    (params, tick)
+}
+
+/// `rc_transport` Verilog and parameters; `small` selects the 64-QP build.
+fn rc_transport(width: usize, small: bool) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    let (params, tick) = rc_transport_params(width, small);
     let v = match (width, small) {
         (64, false) => emit(RcTransport64::new(tick)),
         (128, false) => emit(RcTransport128::new(tick)),
@@ -631,11 +647,16 @@ fn host_if<const W: usize, const K: usize>(
     } else {
         (emit(HostIf::<W, K, 8, 256, 8>::new()), 256, 256)
     };
+    (v, None, host_if_params(W, qps, cqs))
+}
+
+/// `host_if`'s parameters (and the transport codes it translates).
+fn host_if_params(w: usize, qps: u64, cqs: u64) -> Vec<(&'static str, u64)> {
     use crate::req_engine as re;
     use crate::resp_exec as rx;
-    let params = vec![
-        ("W", W as u64),
-        ("K", K as u64),
+    vec![
+        ("W", w as u64),
+        ("K", w as u64 / 8),
         ("QPS", qps),
         ("CQS", cqs),
         ("SQ_WINDOW", crate::host_if::SQ_WINDOW as u64),
@@ -661,7 +682,24 @@ fn host_if<const W: usize, const K: usize>(
         ("RCQE_LOC_LEN", rx::RCQE_LOC_LEN),
         ("RCQE_LOC_QP_OP", rx::RCQE_LOC_QP_OP),
         ("RCQE_FAILED", rx::RCQE_FAILED),
-    ];
+    ]
+}
+
+/// `roce_nic` Verilog (PicoRV32 not included: see `fw_core`) and
+/// parameters: the 64-QP build.
+fn roce_nic(width: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    let (mut params, tick) = rc_transport_params(width, true);
+    for p in host_if_params(width, 64, 64) {
+        if !params.iter().any(|q| q.0 == p.0) {
+            params.push(p);
+        }
+    }
+    params.push(("FW_RAM_WORDS", 1 << crate::roce_nic::FW_RAM_ABITS));
+    let v = match width {
+        64 => emit(RoceNic64::new(tick)),
+        512 => emit(RoceNic512::new(tick)),
+        _ => unreachable!("width checked against the block's spec"),
+    };
     (v, None, params)
 }
 
@@ -752,6 +790,7 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
         },
         "rc_transport" => rc_transport(width, false),
         "rc_transport_small" => rc_transport(width, true),
+        "roce_nic" => roce_nic(width),
         "tx_arb" => {
             let (v, l) = per_width!(width, tx_arb);
             (v, l, tx_arb_params(width, 1024))

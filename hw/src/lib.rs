@@ -5,7 +5,7 @@
 //! Verilog and is what `roce-gen` and the simulation build use.
 //!
 //! The source is grouped by subsystem: `stream` (streams and primitives),
-//! `crc`, `rx`, `tx`, `transport`, `mr`, `csr`, `host`. Every block module
+//! `crc`, `rx`, `tx`, `transport`, `mr`, `csr`, `host`, `nic` (the top). Every block module
 //! is also re-exported at the crate root (`roce_hw::roce_rx`, ...).
 
 pub mod blocks;
@@ -13,6 +13,7 @@ pub mod crc;
 pub mod csr;
 pub mod host;
 pub mod mr;
+pub mod nic;
 pub mod rx;
 pub mod stream;
 #[cfg(test)]
@@ -24,6 +25,7 @@ pub mod verilog;
 pub use crc::crc32;
 pub use host::{dma, host_if};
 pub use mr::{mr_ctrl, mr_tlb};
+pub use nic::{fw_core, qp_events, roce_nic};
 pub use rx::{roce_rx, rx_prim};
 pub use stream::{axis_register, bram, fifo, gf2, prim, xornet};
 pub use transport::{
