@@ -108,7 +108,11 @@ fn main() {
             block: &g,
         });
     }
-    fw_soc(&mut bridge);
+    if let Some(pico) = picorv32_text() {
+        fw_soc(&mut bridge, &pico);
+        roce_nic(&mut bridge, &pico);
+        println!("cargo:rustc-cfg=roce_picorv32");
+    }
     bridge.finish();
 }
 
@@ -152,24 +156,53 @@ fn find_picorv32() -> Result<PathBuf, String> {
     }
 }
 
-/// The PicoRV32 SoC of the firmware co-simulation (`FwSoc`): the
-/// hand-written top `verilog/fw_soc.v` around PicoRV32 and `csr_w256`,
-/// sized by defines computed from roce-regs and the generated CSR block.
-/// Without `picorv32.v` the model is left out (cfg `roce_picorv32` unset)
-/// and `roce_sim::fw::picorv32` reports how to install it.
-fn fw_soc(bridge: &mut bridge::Bridge) {
+/// `picorv32.v` without its `timescale` (one timescale for a whole model:
+/// rust-hdl's Verilog has none). `None`, with a warning, when it is not
+/// installed: the models that need it are left out (cfg `roce_picorv32`
+/// unset) and `roce_sim::fw::picorv32` reports how to install it.
+fn picorv32_text() -> Option<String> {
     println!("cargo::rustc-check-cfg=cfg(roce_picorv32)");
-    println!("cargo:rerun-if-changed=verilog/fw_soc.v");
     let pico = match find_picorv32() {
         Ok(p) => p,
         Err(e) => {
             println!(
-                "cargo:warning=PicoRV32 co-simulation model not built ({e}): run scripts/setup"
+                "cargo:warning=PicoRV32 models (fw_soc, roce_nic) not built ({e}): run scripts/setup"
             );
-            return;
+            return None;
         }
     };
     println!("cargo:rerun-if-changed={}", pico.display());
+    let text = std::fs::read_to_string(&pico).unwrap();
+    Some(
+        text.lines()
+            .filter(|l| !l.trim_start().starts_with("`timescale"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// The whole NIC (`roce_nic` at W=64, its 64-QP build) with PicoRV32.
+fn roce_nic(bridge: &mut bridge::Bridge, picorv32: &str) {
+    assert_eq!(
+        4u64 << roce_hw::roce_nic::FW_RAM_ABITS,
+        fw_ram_bytes(),
+        "roce_nic's firmware RAM against firmware/memory.x"
+    );
+    let mut g = roce_hw::blocks::generate("roce_nic", 64).unwrap_or_else(|e| panic!("{e}"));
+    g.verilog = format!("{}\n{picorv32}\n", g.verilog);
+    bridge.model(&bridge::ModelInfo {
+        name: &g.top.clone(),
+        defines: &[FAST_SIM_DEFINE],
+        about: "the whole NIC (64 QPs) with PicoRV32, word-parallel simulation form",
+        block: &g,
+    });
+}
+
+/// The PicoRV32 SoC of the firmware co-simulation (`FwSoc`): the
+/// hand-written top `verilog/fw_soc.v` around PicoRV32 and `csr_w256`,
+/// sized by defines computed from roce-regs and the generated CSR block.
+fn fw_soc(bridge: &mut bridge::Bridge, picorv32: &str) {
+    println!("cargo:rerun-if-changed=verilog/fw_soc.v");
     let csr = roce_hw::blocks::generate("csr", roce_regs::QP_COUNT as usize)
         .unwrap_or_else(|e| panic!("{e}"));
     let width = |name: &str| {
@@ -179,13 +212,6 @@ fn fw_soc(bridge: &mut bridge::Bridge) {
             .unwrap_or_else(|| panic!("csr port {name}"))
             .width
     };
-    let picorv32 = std::fs::read_to_string(&pico).unwrap();
-    // One timescale for the whole model: rust-hdl's Verilog has none.
-    let picorv32: String = picorv32
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("`timescale"))
-        .collect::<Vec<_>>()
-        .join("\n");
     let top = std::fs::read_to_string("verilog/fw_soc.v").unwrap();
     let ram_words = fw_ram_bytes() / 4;
     assert!(ram_words.is_power_of_two());
@@ -218,7 +244,6 @@ fn fw_soc(bridge: &mut bridge::Bridge) {
                 sim/verilog/fw_soc.v",
         block: &g,
     });
-    println!("cargo:rustc-cfg=roce_picorv32");
 }
 
 /// The firmware's RAM size, from `firmware/memory.x` (`LENGTH = 64K`).

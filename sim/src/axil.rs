@@ -80,6 +80,8 @@ axil_slave!(crate::models::CsrBramW64);
 axil_slave!(crate::models::CsrLutramW64);
 #[cfg(roce_picorv32)]
 axil_slave!(crate::models::FwSoc);
+#[cfg(roce_picorv32)]
+axil_slave!(crate::models::RoceNicW64);
 axil_slave!(crate::models::MrCtrlW64);
 axil_slave!(crate::models::MrCtrlW4096);
 

@@ -16,6 +16,9 @@
 //! - [`retx`]: the retransmit buffer's port trait, reference model and bench.
 //! - [`fw`]: the roce-fw ELF on a softcore model (ISS) over the Verilated
 //!   CSR block, and the host's side of the command mailbox.
+//! - [`verbs`]: a host library in the ibverbs shapes over the whole
+//!   Verilated NIC (`roce_nic`, with its PicoRV32 firmware), and that NIC
+//!   as one of `roce-sim run`'s (`--a nic`).
 //! - [`capture`]: streaming pcap/pcapng input and the `roce-sim parse` pipeline.
 //! - [`replay`]: a capture's requests fed to the `roce-transport` model as
 //!   our responder, its answers compared with the real ones.
@@ -64,6 +67,8 @@ pub mod sweep;
 pub mod traffic;
 pub mod transport_fuzz;
 pub mod tx;
+#[cfg(roce_picorv32)]
+pub mod verbs;
 
 /// The value of parameter `name` of a generated model (`Model::PARAMS`,
 /// from the roce-hw block catalogue): the one source of the hardware's

@@ -368,7 +368,8 @@ pub fn ipv4_path(from: Station, to: Station) -> roce_wire::IpRepr {
     })
 }
 
-fn ipv4_mapped(ip: [u8; 4]) -> [u8; 16] {
+/// The IPv4-mapped GID of an address.
+pub fn ipv4_mapped(ip: [u8; 4]) -> [u8; 16] {
     let mut g = [0u8; 16];
     g[10] = 0xff;
     g[11] = 0xff;
@@ -455,6 +456,79 @@ macro_rules! hw_counters {
         vec![$( (stringify!($c).to_string(), paste::paste!($d.[<get_cnt_ $c>]()) as u64) ),*]
     };
 }
+
+/// The transport's counters (`rc_transport`'s `cnt_*`, which `roce_nic`
+/// passes through under the same names) of a Verilated model.
+macro_rules! transport_counters {
+    ($d:expr) => {
+        $crate::nic::hw_counters!(
+            $d,
+            [
+                rx_accept,
+                rx_not_roce,
+                rx_truncated,
+                rx_bad_ip_checksum,
+                rx_ip_options,
+                rx_bad_length,
+                rx_bad_tver,
+                rx_unknown_opcode,
+                rx_bad_padcnt,
+                rx_bad_icrc,
+                to_responder,
+                to_requester,
+                rsp_execute,
+                rsp_hdr_drop,
+                rsp_drop_qpn,
+                rsp_drop_state,
+                rsp_drop_type,
+                rsp_drop_response,
+                rsp_drop_out_of_seq,
+                rsp_duplicate,
+                rsp_nak_psn_seq,
+                rsp_nak_op_seq,
+                rsp_nak_op_invalid,
+                rsp_nak_padcnt,
+                rsp_nak_resource,
+                rsp_nak_length,
+                rsp_rnr_nak,
+                rsp_nak_rem_access,
+                rsp_nak_rem_op,
+                rsp_nak_inv_req,
+                rsp_read_replay,
+                rsp_atomic_replay,
+                rsp_dup_no_res,
+                rsp_drop_err,
+                rsp_axi_err,
+                rsp_stream_err,
+                req_sent,
+                req_retx,
+                req_retry_seq_nak,
+                req_retry_implied,
+                req_retry_timeout,
+                req_retry_rnr,
+                req_retry_ignored,
+                req_retry_exceeded,
+                req_rnr_exceeded,
+                req_rnr_nak,
+                req_nak_err,
+                req_drop_stale,
+                req_drop_unexpected,
+                req_drop_out_of_order,
+                req_drop_qp_state,
+                req_stream_err,
+                mr_bad_key,
+                mr_invalidated_key,
+                mr_pd_mismatch,
+                mr_access_denied,
+                mr_out_of_bounds,
+                mr_tlb_miss,
+                timers_armed,
+                timers_expired,
+            ]
+        )
+    };
+}
+pub(crate) use {hw_counters, transport_counters};
 
 #[derive(Clone, Copy)]
 struct MrCmd {
@@ -799,71 +873,7 @@ impl SimNic for HwNic {
     fn counters(&mut self) -> Vec<(String, u64)> {
         let d = &mut self.d;
         d.eval();
-        hw_counters!(
-            d,
-            [
-                rx_accept,
-                rx_not_roce,
-                rx_truncated,
-                rx_bad_ip_checksum,
-                rx_ip_options,
-                rx_bad_length,
-                rx_bad_tver,
-                rx_unknown_opcode,
-                rx_bad_padcnt,
-                rx_bad_icrc,
-                to_responder,
-                to_requester,
-                rsp_execute,
-                rsp_hdr_drop,
-                rsp_drop_qpn,
-                rsp_drop_state,
-                rsp_drop_type,
-                rsp_drop_response,
-                rsp_drop_out_of_seq,
-                rsp_duplicate,
-                rsp_nak_psn_seq,
-                rsp_nak_op_seq,
-                rsp_nak_op_invalid,
-                rsp_nak_padcnt,
-                rsp_nak_resource,
-                rsp_nak_length,
-                rsp_rnr_nak,
-                rsp_nak_rem_access,
-                rsp_nak_rem_op,
-                rsp_nak_inv_req,
-                rsp_read_replay,
-                rsp_atomic_replay,
-                rsp_dup_no_res,
-                rsp_drop_err,
-                rsp_axi_err,
-                rsp_stream_err,
-                req_sent,
-                req_retx,
-                req_retry_seq_nak,
-                req_retry_implied,
-                req_retry_timeout,
-                req_retry_rnr,
-                req_retry_ignored,
-                req_retry_exceeded,
-                req_rnr_exceeded,
-                req_rnr_nak,
-                req_nak_err,
-                req_drop_stale,
-                req_drop_unexpected,
-                req_drop_out_of_order,
-                req_drop_qp_state,
-                req_stream_err,
-                mr_bad_key,
-                mr_invalidated_key,
-                mr_pd_mismatch,
-                mr_access_denied,
-                mr_out_of_bounds,
-                mr_tlb_miss,
-                timers_armed,
-                timers_expired,
-            ]
-        )
+        transport_counters!(d)
     }
 
     fn errors(&self) -> Vec<String> {

@@ -87,6 +87,17 @@ pub enum Engine {
     Hw,
     /// The transport model (roce-transport).
     Model,
+    /// The whole Verilated NIC (`roce_nic`: host queues in host memory,
+    /// doorbells, the firmware on PicoRV32 running modify-QP), driven
+    /// through `roce_sim::verbs`.
+    Nic,
+}
+
+impl Engine {
+    /// A Verilated transport (its build's QP and page-table limits apply).
+    pub fn is_rtl(self) -> bool {
+        matches!(self, Engine::Hw | Engine::Nic)
+    }
 }
 
 /// One direction of the link.
@@ -225,7 +236,7 @@ impl Scenario {
 
     /// Checks the scenario against what the NICs can do.
     pub fn validate(&self) -> Result<(), String> {
-        let hw = self.engines.contains(&Engine::Hw);
+        let hw = self.engines.iter().any(|e| e.is_rtl());
         if self.qps == 0 {
             return Err("--qps must be at least 1".into());
         }
@@ -652,8 +663,14 @@ pub fn nic_name(i: usize) -> String {
     char::from(b'A' + i as u8).to_string()
 }
 
-fn make_nic(e: Engine, name: &str, seed: u64, st: Station, sc: &Scenario) -> Box<dyn SimNic> {
-    match e {
+fn make_nic(
+    e: Engine,
+    name: &str,
+    seed: u64,
+    st: Station,
+    sc: &Scenario,
+) -> Result<Box<dyn SimNic>, String> {
+    Ok(match e {
         Engine::Hw => Box::new(HwNic::new(name, seed, st, sc.stall)),
         Engine::Model => Box::new(SoftNic::new(
             name,
@@ -661,7 +678,16 @@ fn make_nic(e: Engine, name: &str, seed: u64, st: Station, sc: &Scenario) -> Box
             sc.link.bytes_per_cycle.ceil() as u64,
             sc.clock_mhz,
         )),
-    }
+        #[cfg(roce_picorv32)]
+        Engine::Nic => Box::new(crate::verbs::NicDev::new(
+            name.to_string(),
+            seed,
+            st,
+            crate::axi_mem::AxiMemTiming::with_stalls(sc.stall),
+        )?),
+        #[cfg(not(roce_picorv32))]
+        Engine::Nic => return Err(crate::fw::picorv32::NOT_BUILT.into()),
+    })
 }
 
 /// NICs whose links carry the payload (the capacity line rate counts): the
@@ -764,7 +790,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
         })
         .collect();
     // The smallest page size whose page table fits the hardware's.
-    let pt_max = if sc.engines.contains(&Engine::Hw) {
+    let pt_max = if sc.engines.iter().any(|e| e.is_rtl()) {
         hw_param("PT_ENTRIES")
     } else {
         u64::MAX
@@ -792,7 +818,7 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                 sc,
             )
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     if let Some(p) = trace {
         let hw = (0..sc.nics)
             .find(|&i| sc.engine_of(i) == Engine::Hw)
@@ -1281,6 +1307,7 @@ pub fn engine_name(e: Engine) -> &'static str {
     match e {
         Engine::Hw => "hw",
         Engine::Model => "model",
+        Engine::Nic => "nic",
     }
 }
 
