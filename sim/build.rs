@@ -45,6 +45,8 @@ const MODELS: &[(&str, usize, Variant)] = &[
     // (block RAM without its output register, LUT RAM), 64 contexts.
     ("csr_bram", 64, Variant::Fast),
     ("csr_lutram", 64, Variant::Fast),
+    // The NIC's form: three datapath read ports, 64 contexts.
+    ("csr_nic", 64, Variant::Fast),
     // mr_ctrl (csr + mr_tlb): the "width" is the MR-table size, as mr_tlb.
     ("mr_ctrl", 64, Variant::Fast),
     ("mr_ctrl", 4096, Variant::Fast),

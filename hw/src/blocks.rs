@@ -95,6 +95,14 @@ pub const BLOCKS: &[BlockSpec] = &[
         widths: &CSR_STORE_SIZES,
     },
     BlockSpec {
+        name: "csr_nic",
+        summary: "csr as the NIC top uses it: three datapath context read ports \
+                  (responder, requester, tx_arb; 2 cycles each, own block RAM copies), \
+                  cfg outputs for tx_arb, context-write notification; \
+                  'width' = QP contexts (64)",
+        widths: &CSR_NIC_SIZES,
+    },
+    BlockSpec {
         name: "mr_ctrl",
         summary: "csr + mr_tlb: MRs and page tables programmed through the roce-regs \
                   'mr' block over AXI4-Lite, grants on the datapath port; \
@@ -242,6 +250,10 @@ pub const CSR_SIZES: [usize; 1] = [roce_regs::QP_COUNT as usize];
 /// The `csr_bram` and `csr_lutram` builds (the other [`QpStore`] forms of
 /// the datapath copy, for simulation): QP contexts.
 pub const CSR_STORE_SIZES: [usize; 1] = [64];
+
+/// The `csr_nic` builds (three datapath read ports, the default store): QP
+/// contexts.
+pub const CSR_NIC_SIZES: [usize; 1] = [64];
 
 /// The `mr_tlb` builds, selected by the catalogue's size argument (the
 /// `--width` of `roce-gen`): MR-table entries.
@@ -422,12 +434,16 @@ fn qp_timers(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
     }
 }
 
-/// `csr` Verilog (N = `size` contexts, the datapath copy in `store`), AXI
-/// read latency and parameters.
-fn csr(size: usize, store: QpStore) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+/// `csr` Verilog (N = `size` contexts, `ports` copies of the datapath
+/// store in `store`), AXI read latency and parameters.
+fn csr(
+    size: usize,
+    store: QpStore,
+    ports: usize,
+) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
     macro_rules! build {
         ($t:ty) => {{
-            let m = <$t>::with_store(size as u32, store);
+            let m = <$t>::with_ports(size as u32, store, ports);
             let params = vec![
                 ("W", size as u64),
                 ("N", m.qps() as u64),
@@ -435,6 +451,8 @@ fn csr(size: usize, store: QpStore) -> (String, Option<usize>, Vec<(&'static str
                 ("COUNTER_LANES", crate::csr::COUNTER_LANES as u64),
                 ("WRITE_LATENCY", <$t>::WRITE_LATENCY as u64),
                 ("QP_READ_LATENCY", m.qp_read_latency() as u64),
+                ("QP_READ_PORTS", m.qp_read_ports() as u64),
+                ("CTX_WR_LATENCY", <$t>::CTX_WR_LATENCY as u64),
             ];
             (emit(m), Some(<$t>::READ_LATENCY), params)
         }};
@@ -799,9 +817,10 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
             let (v, l) = per_width!(width, tx_arb_tx);
             (v, l, tx_arb_params(width, 64))
         }
-        "csr" => csr(width, CsrDefault::DEFAULT_STORE),
-        "csr_bram" => csr(width, QpStore::Bram),
-        "csr_lutram" => csr(width, QpStore::Lutram),
+        "csr" => csr(width, CsrDefault::DEFAULT_STORE, 1),
+        "csr_bram" => csr(width, QpStore::Bram, 1),
+        "csr_lutram" => csr(width, QpStore::Lutram, 1),
+        "csr_nic" => csr(width, CsrSmall::DEFAULT_STORE, crate::csr::QP_READ_PORTS),
         "qp_timers" => qp_timers(width),
         other => unreachable!("block {other} listed without a generator"),
     };
@@ -882,6 +901,34 @@ mod tests {
             assert_eq!(
                 g.verilog.contains("ram_style = \"distributed\""),
                 block == "csr_lutram"
+            );
+            assert!(g.params.contains(&("QP_READ_PORTS", 1)), "{block}");
+        }
+    }
+
+    #[test]
+    fn csr_nic_build() {
+        let g = generate("csr_nic", 64).unwrap();
+        assert_eq!(g.top, "csr_nic_w64");
+        assert!(g.params.contains(&("QP_READ_PORTS", 3)));
+        assert!(g.params.contains(&("QP_READ_LATENCY", 2)));
+        for (port, width) in [
+            ("qp_rd_addr_1", 6),
+            ("qp_rd_addr_2", 6),
+            ("qp_rd_data_1", crate::csr::QP_CTX_BITS),
+            ("qp_rd_data_2", crate::csr::QP_CTX_BITS),
+            ("m_ctx_wr_valid", 1),
+            ("m_ctx_wr_qpn", 6),
+            ("m_ctx_wr_offset", crate::csr::CTX_OFFSET_BITS),
+            ("m_ctx_wr_data", 32),
+            ("cfg_mac", 48),
+            ("cfg_udp_sport", 16),
+            ("cfg_gid", crate::tx_arb::GID_TABLE_BITS),
+            ("cfg_pkey", crate::tx_arb::PKEY_TABLE_BITS),
+        ] {
+            assert!(
+                g.ports.iter().any(|p| p.name == port && p.width == width),
+                "{port}"
             );
         }
     }
@@ -1093,6 +1140,7 @@ mod tests {
                 "csr",
                 "csr_bram",
                 "csr_lutram",
+                "csr_nic",
                 "mr_ctrl",
                 "resp_chk",
                 "qp_timers",

@@ -78,6 +78,7 @@ macro_rules! axil_slave {
 axil_slave!(crate::models::CsrW256);
 axil_slave!(crate::models::CsrBramW64);
 axil_slave!(crate::models::CsrLutramW64);
+axil_slave!(crate::models::CsrNicW64);
 #[cfg(roce_picorv32)]
 axil_slave!(crate::models::FwSoc);
 #[cfg(roce_picorv32)]

@@ -16,7 +16,13 @@
 //!   build and in the 1-cycle datapath forms (`csr_bram`, `csr_lutram`:
 //!   64 contexts), each measured against the latency it publishes;
 //! - counters read back what their input lanes hold;
-//! - random mixes of reads and writes in flight together.
+//! - random mixes of reads and writes in flight together;
+//! - the NIC's form (`csr_nic`, 64 contexts): its three datapath read
+//!   ports return the contexts at the published latency under random
+//!   concurrent reads (the one-port builds' ports 1 and 2 read 0), its
+//!   `cfg_*` outputs follow the `cfg` registers in `tx_arb`'s layout, and
+//!   `m_ctx_wr_*` pulses once per successful context write, in the first
+//!   cycle whose datapath read returns the new word.
 
 mod common;
 
@@ -24,7 +30,7 @@ use common::{is_ctx, unpack_ctx, RefRegs, CTX_WORDS, LANES};
 use roce_regs::{Access, Counter, BLOCKS, CSR_WINDOW_SIZE};
 use roce_sim::axil::{AxilMaster, AxilSlave, Done, Timing, OKAY, SLVERR};
 use roce_sim::model::Model;
-use roce_sim::models::{CsrBramW64, CsrLutramW64, CsrW256};
+use roce_sim::models::{CsrBramW64, CsrLutramW64, CsrNicW64, CsrW256};
 use roce_sim::rng::Rng;
 use std::collections::BTreeMap;
 
@@ -63,7 +69,7 @@ macro_rules! csr_dut {
         }
     )*};
 }
-csr_dut!(CsrW256, CsrBramW64, CsrLutramW64);
+csr_dut!(CsrW256, CsrBramW64, CsrLutramW64, CsrNicW64);
 
 /// A parameter the build publishes.
 fn param<D: CsrDut>(name: &str) -> u64 {
@@ -368,6 +374,470 @@ fn qp_contexts_bram_store() {
 #[test]
 fn qp_contexts_lutram_store() {
     qp_contexts::<CsrLutramW64>("csr::qp_contexts_lutram_store", 14);
+}
+
+/// The NIC's form: port 0 as every build's.
+#[test]
+fn qp_contexts_nic_port_0() {
+    qp_contexts::<CsrNicW64>("csr::qp_contexts_nic_port_0", 16);
+}
+
+/// `csr_nic`'s three read ports.
+fn nic_ports(d: &mut CsrNicW64, q: [u32; 3]) {
+    d.set_qp_rd_addr(q[0]);
+    d.set_qp_rd_addr_1(q[1]);
+    d.set_qp_rd_addr_2(q[2]);
+}
+
+fn nic_data(d: &CsrNicW64) -> [[u32; CTX_WORDS]; 3] {
+    [
+        d.get_qp_rd_data(),
+        d.get_qp_rd_data_1(),
+        d.get_qp_rd_data_2(),
+    ]
+}
+
+/// Random contexts, then random concurrent reads on all three ports (the
+/// same QP on several ports now and then), each checked `QP_READ_LATENCY`
+/// cycles later, beside CSR reads; then each port's latency, measured.
+#[test]
+fn nic_read_ports_agree() {
+    let mut b = Bench::<CsrNicW64>::with_dut("csr::nic_read_ports_agree", 17, Timing::RANDOM);
+    let n = param::<CsrNicW64>("N") as u32;
+    let lat = param::<CsrNicW64>("QP_READ_LATENCY") as usize;
+    assert_eq!(param::<CsrNicW64>("QP_READ_PORTS"), 3);
+    assert_eq!(lat, qp_latency(), "every build's ports have the same form");
+    for round in 0..3 {
+        for _ in 0..100 {
+            let q = b.rng.below(n as u64) as u32;
+            for r in roce_regs::qp::BLOCK.registers.iter().filter(|r| is_ctx(r)) {
+                let v = b.rng.next_u32();
+                b.write(roce_regs::qp::BASE + r.element_offset(q), v, 0xF);
+            }
+        }
+        let mut inflight: std::collections::VecDeque<[u32; 3]> = Default::default();
+        for c in 0..3000 {
+            if c % 5 == 0 && b.m.idle() {
+                let a = b.r.addrs()[b.rng.below(b.r.words.len() as u64) as usize];
+                b.m.read(a);
+            }
+            let mut q = [0; 3];
+            for p in 0..3 {
+                q[p] = if p > 0 && b.rng.chance(200) {
+                    q[b.rng.below(p as u64) as usize]
+                } else {
+                    b.rng.below(n as u64) as u32
+                };
+            }
+            nic_ports(&mut b.dut, q);
+            b.m.drive(&mut b.dut);
+            b.dut.eval();
+            if inflight.len() == lat {
+                let want = inflight.pop_front().unwrap();
+                let got = nic_data(&b.dut);
+                for p in 0..3 {
+                    assert_eq!(
+                        got[p],
+                        b.r.packed_ctx(want[p]),
+                        "port {p}, QP {}, round {round}",
+                        want[p]
+                    );
+                }
+            }
+            b.m.sample(&b.dut);
+            b.dut.tick();
+            inflight.push_back(q);
+        }
+        b.m.finish(&mut b.dut, 1000);
+        while let Some(d) = b.m.done.pop_front() {
+            assert!(matches!(d, Done::Read { resp: OKAY, .. }));
+        }
+    }
+    // Each port's latency, measured as `qp_contexts` does, the other ports
+    // moving at random meanwhile.
+    let q0 = 0;
+    let q1 = (1..n)
+        .find(|&q| b.r.packed_ctx(q) != b.r.packed_ctx(q0))
+        .expect("two QPs with different contexts");
+    for p in 0..3 {
+        let mut q = [q0; 3];
+        nic_ports(&mut b.dut, q);
+        for _ in 0..lat + 2 {
+            b.dut.eval();
+            b.dut.tick();
+        }
+        b.dut.eval();
+        assert_eq!(nic_data(&b.dut)[p], b.r.packed_ctx(q0));
+        q[p] = q1;
+        let mut measured = 0;
+        while {
+            for (o, x) in q.iter_mut().enumerate() {
+                if o != p {
+                    *x = b.rng.below(n as u64) as u32;
+                }
+            }
+            nic_ports(&mut b.dut, q);
+            b.dut.eval();
+            nic_data(&b.dut)[p] != b.r.packed_ctx(q1)
+        } {
+            b.dut.tick();
+            measured += 1;
+            assert!(measured < 10, "QP {q1} never reached port {p}");
+        }
+        assert_eq!(measured, lat, "port {p}: qp_rd_addr to qp_rd_data");
+    }
+}
+
+/// The one-port builds' ports 1 and 2 read 0 whatever they are asked.
+#[test]
+fn one_port_builds_read_zero_on_ports_1_and_2() {
+    let mut b = Bench::new("csr::one_port_builds_read_zero", 18, Timing::RANDOM);
+    assert_eq!(param::<Dut>("QP_READ_PORTS"), 1);
+    let n = n_qps();
+    for _ in 0..20 {
+        let q = b.rng.below(n as u64) as u32;
+        let v = b.rng.next_u32() | 1;
+        b.write(roce_regs::qp::dest_qpn::addr(q), v, 0xF);
+    }
+    for _ in 0..200 {
+        b.dut.set_qp_rd_addr_1(b.rng.below(n as u64) as u32);
+        b.dut.set_qp_rd_addr_2(b.rng.below(n as u64) as u32);
+        b.dut.eval();
+        assert_eq!(b.dut.get_qp_rd_data_1(), [0; CTX_WORDS]);
+        assert_eq!(b.dut.get_qp_rd_data_2(), [0; CTX_WORDS]);
+        b.dut.tick();
+    }
+}
+
+/// What `cfg_*` must show, derived from the reference register file the
+/// way the map documents the bytes and `HwNic` fills `tx_arb`'s inputs:
+/// (MAC with byte 0 in bits 47:40, UDP source-port base, GID table as
+/// 32-bit words with entry e's byte i at bit `128e + 8(15 - i)`, P_Key
+/// table with entry e at `[16e +: 16]`).
+fn cfg_expected(r: &RefRegs) -> (u64, u32, [u32; 16], u64) {
+    use roce_regs::cfg;
+    let rd = |a: u32| r.read(a).expect("cfg register mapped");
+    // MAC bytes: mac_hi byte 0 in bits 15:8, mac_lo byte 2 in bits 31:24.
+    let hi = rd(cfg::mac_hi::ADDR);
+    let lo = rd(cfg::mac_lo::ADDR);
+    let mac_bytes = [
+        (hi >> 8) as u8,
+        hi as u8,
+        (lo >> 24) as u8,
+        (lo >> 16) as u8,
+        (lo >> 8) as u8,
+        lo as u8,
+    ];
+    let mac = mac_bytes.iter().fold(0u64, |a, &b| a << 8 | b as u64);
+    let sport = rd(cfg::udp_sport::ADDR) & 0xFFFF;
+    let mut gid = [0u32; 16];
+    for e in 0..roce_regs::GID_COUNT {
+        // GID bytes 4w..4w+4 in gid_w<w>, byte 4w in bits 31:24.
+        let words = [
+            rd(cfg::gid_w0::addr(e)),
+            rd(cfg::gid_w1::addr(e)),
+            rd(cfg::gid_w2::addr(e)),
+            rd(cfg::gid_w3::addr(e)),
+        ];
+        for i in 0..16 {
+            let byte = words[i / 4] >> (24 - 8 * (i % 4)) & 0xFF;
+            let bit = 128 * e as usize + 8 * (15 - i);
+            gid[bit / 32] |= byte << (bit % 32);
+        }
+    }
+    let pkey = (0..roce_regs::PKEY_COUNT).fold(0u64, |a, e| {
+        a | ((rd(cfg::pkey::addr(e)) & 0xFFFF) as u64) << (16 * e)
+    });
+    (mac, sport, gid, pkey)
+}
+
+fn cfg_outputs(d: &CsrNicW64) -> (u64, u32, [u32; 16], u64) {
+    (
+        d.get_cfg_mac(),
+        d.get_cfg_udp_sport(),
+        d.get_cfg_gid(),
+        d.get_cfg_pkey(),
+    )
+}
+
+#[test]
+fn cfg_outputs_follow_the_registers() {
+    use roce_regs::cfg;
+    let mut b =
+        Bench::<CsrNicW64>::with_dut("csr::cfg_outputs_follow_the_registers", 19, Timing::RANDOM);
+    // Reset values, before any write.
+    b.dut.eval();
+    assert_eq!(cfg_outputs(&b.dut), cfg_expected(&b.r));
+    assert_eq!(b.dut.get_cfg_udp_sport(), cfg::udp_sport::BASE.reset);
+    assert_eq!(
+        b.dut.get_cfg_pkey(),
+        u64::MAX,
+        "every P_Key resets to 0xFFFF"
+    );
+    assert_eq!((b.dut.get_cfg_mac(), b.dut.get_cfg_gid()), (0, [0; 16]));
+    // Random writes with random byte strobes to every cfg RW register
+    // (edge values favoured), each checked once its B response is taken.
+    let rw: Vec<u32> = b
+        .r
+        .addrs()
+        .into_iter()
+        .filter(|&a| {
+            a >= cfg::BASE && a < cfg::BASE + cfg::BLOCK.size && b.r.words[&a].access == Access::RW
+        })
+        .collect();
+    for i in 0..600 {
+        let a = rw[b.rng.below(rw.len() as u64) as usize];
+        let v = match b.rng.below(5) {
+            0 => 0,
+            1 => u32::MAX,
+            2 => 1 << b.rng.below(32),
+            _ => b.rng.next_u32(),
+        };
+        let strb = if i % 3 == 0 {
+            0xF
+        } else {
+            b.rng.below(16) as u32
+        };
+        b.write(a, v, strb);
+        b.dut.eval();
+        assert_eq!(
+            cfg_outputs(&b.dut),
+            cfg_expected(&b.r),
+            "after {v:#x} strb {strb:#x} to {a:#x}"
+        );
+    }
+    // A station programmed as HwNic programs tx_arb directly: the MAC
+    // bytes, the IPv4-mapped GID in entry 1, the default P_Key alone.
+    let mac = [0x02u8, 0x00, 0x5e, 0x10, 0x20, 0x30];
+    let ip = [10u8, 0, 0, 1];
+    let mut g = [0u8; 16];
+    g[10] = 0xFF;
+    g[11] = 0xFF;
+    g[12..].copy_from_slice(&ip);
+    let be = |b: &[u8]| b.iter().fold(0u32, |a, &x| a << 8 | x as u32);
+    b.write(cfg::mac_hi::ADDR, be(&mac[..2]), 0xF);
+    b.write(cfg::mac_lo::ADDR, be(&mac[2..]), 0xF);
+    b.write(cfg::udp_sport::ADDR, 0xC000, 0x3);
+    for e in 0..roce_regs::GID_COUNT {
+        let w = if e == 1 { g } else { [0; 16] };
+        b.write(cfg::gid_w0::addr(e), be(&w[0..4]), 0xF);
+        b.write(cfg::gid_w1::addr(e), be(&w[4..8]), 0xF);
+        b.write(cfg::gid_w2::addr(e), be(&w[8..12]), 0xF);
+        b.write(cfg::gid_w3::addr(e), be(&w[12..]), 0xF);
+    }
+    for e in 0..roce_regs::PKEY_COUNT {
+        let k = if e == 0 {
+            roce_wire::bth::DEFAULT_PKEY as u32
+        } else {
+            0
+        };
+        b.write(cfg::pkey::addr(e), k, 0xF);
+    }
+    b.dut.eval();
+    // HwNic::cfg's values for tx_arb's cfg_* inputs.
+    let mut gid = [0u32; 16];
+    gid[4] = be(&ip);
+    gid[5] = 0xFFFF;
+    assert_eq!(
+        cfg_outputs(&b.dut),
+        (
+            mac.iter().fold(0, |a, &b| a << 8 | b as u64),
+            0xC000,
+            gid,
+            roce_wire::bth::DEFAULT_PKEY as u64
+        )
+    );
+}
+
+/// One cycle of the notification benches: drive `q` on every read port,
+/// step the master, and return (pulse, bvalid, what the ports return).
+#[allow(clippy::type_complexity)]
+fn nic_cycle(
+    b: &mut Bench<CsrNicW64>,
+    q: u32,
+) -> (Option<(u32, u32, u32)>, bool, [[u32; CTX_WORDS]; 3]) {
+    nic_ports(&mut b.dut, [q; 3]);
+    b.m.drive(&mut b.dut);
+    b.dut.eval();
+    let pulse = b.dut.get_m_ctx_wr_valid().then(|| {
+        (
+            b.dut.get_m_ctx_wr_qpn(),
+            b.dut.get_m_ctx_wr_offset(),
+            b.dut.get_m_ctx_wr_data(),
+        )
+    });
+    let bvalid = AxilSlave::b(&b.dut).is_some();
+    let data = nic_data(&b.dut);
+    b.m.sample(&b.dut);
+    b.dut.tick();
+    (pulse, bvalid, data)
+}
+
+/// (QPN, byte offset in the context as `roce_regs::qp` places it) of a
+/// context register address.
+fn ctx_of(a: u32) -> (u32, u32) {
+    let rel = a - roce_regs::qp::state::ADDR;
+    (rel / roce_regs::QP_STRIDE, rel % roce_regs::QP_STRIDE)
+}
+
+/// A random write for the notification benches: a whole context word
+/// (half of them), a partial context write, or any other write (RW, RO,
+/// unmapped).
+fn random_write(b: &mut Bench<CsrNicW64>, ctx: &[u32], other: &[u32]) -> (u32, u32, u32) {
+    let v = b.rng.next_u32();
+    match b.rng.below(6) {
+        0..=2 => (ctx[b.rng.below(ctx.len() as u64) as usize], v, 0xF),
+        3 => (
+            ctx[b.rng.below(ctx.len() as u64) as usize],
+            v,
+            b.rng.below(15) as u32,
+        ),
+        4 => {
+            let a = b.random_unmapped();
+            (a, v, b.rng.below(16) as u32)
+        }
+        _ => (
+            other[b.rng.below(other.len() as u64) as usize],
+            v,
+            b.rng.below(16) as u32,
+        ),
+    }
+}
+
+/// One write at a time: exactly one pulse for a successful context write
+/// (QPN, offset, stored word), in the cycle after `bvalid` rises; a read
+/// issued in the pulse cycle returns the new context on every port, one
+/// issued the cycle before the old one; no pulse for anything else.
+#[test]
+fn context_writes_notify() {
+    let mut b = Bench::<CsrNicW64>::with_dut("csr::context_writes_notify", 20, Timing::RANDOM);
+    let lat = param::<CsrNicW64>("QP_READ_LATENCY") as usize;
+    let n = param::<CsrNicW64>("N") as u32;
+    let ctx: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|a| b.r.words[a].ctx.is_some())
+            .collect();
+    let other: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|a| {
+                b.r.words[a].ctx.is_none()
+                    && *a != roce_regs::mr::doorbell::ADDR
+                    && *a != roce_regs::mbox::doorbell::ADDR
+            })
+            .collect();
+    let (mut pulses, mut changed) = (0, 0);
+    for i in 0..1500 {
+        let (a, v, strb) = random_write(&mut b, &ctx, &other);
+        let ctx_write = b.r.words.get(&(a & !3)).is_some_and(|e| e.ctx.is_some());
+        let q = if ctx_write {
+            ctx_of(a & !3).0
+        } else {
+            b.rng.below(n as u64) as u32
+        };
+        let old = b.r.packed_ctx(q);
+        let want = b.r.write(a, v, strb);
+        let notify = ctx_write && want == OKAY;
+        let tag = b.m.write(a, v, strb);
+        // Run until the B response, then long enough for any pulse and
+        // for the reads issued around it to return.
+        let mut trace = Vec::new();
+        let mut after = 0;
+        while !b.m.idle() || after < lat + 3 {
+            if b.m.idle() {
+                after += 1;
+            }
+            trace.push(nic_cycle(&mut b, q));
+            assert!(trace.len() < 1000, "write {i} hung");
+        }
+        assert_eq!(
+            b.m.done.pop_front(),
+            Some(Done::Write { tag, resp: want }),
+            "write {v:#x} strb {strb:#x} to {a:#x}"
+        );
+        let at: Vec<usize> = (0..trace.len()).filter(|&c| trace[c].0.is_some()).collect();
+        if !notify {
+            assert!(
+                at.is_empty(),
+                "write {v:#x} strb {strb:#x} to {a:#x} (resp {want}) notified"
+            );
+            continue;
+        }
+        pulses += 1;
+        assert_eq!(at.len(), 1, "one pulse for write {i} to {a:#x}");
+        let c = at[0];
+        let (pq, off, data) = trace[c].0.unwrap();
+        assert_eq!((pq, off), ctx_of(a & !3), "write {i} to {a:#x}");
+        assert_eq!(Some(data), b.r.read(a), "the stored word, write {i}");
+        let rose = (0..trace.len()).find(|&c| trace[c].1).expect("bvalid");
+        assert_eq!(c, rose + 1, "the pulse follows bvalid's first cycle");
+        // Reads issued in cycle c return in cycle c + lat.
+        let new = b.r.packed_ctx(q);
+        for p in 0..3 {
+            assert_eq!(
+                trace[c + lat].2[p],
+                new,
+                "port {p}: read in the pulse cycle"
+            );
+            assert_eq!(
+                trace[c + lat - 1].2[p],
+                old,
+                "port {p}: read the cycle before"
+            );
+        }
+        changed += (new != old) as u32;
+    }
+    eprintln!("{pulses} notifications, {changed} of them changed the context");
+    assert!(pulses > 500 && changed > 400);
+}
+
+/// Writes queued back to back with random AXI timing: the pulses are the
+/// successful context writes, in order, each once.
+#[test]
+fn context_write_notifications_in_order() {
+    let mut b = Bench::<CsrNicW64>::with_dut(
+        "csr::context_write_notifications_in_order",
+        21,
+        Timing::RANDOM,
+    );
+    let ctx: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|a| b.r.words[a].ctx.is_some())
+            .collect();
+    let other: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|a| {
+                b.r.words[a].ctx.is_none()
+                    && *a != roce_regs::mr::doorbell::ADDR
+                    && *a != roce_regs::mbox::doorbell::ADDR
+            })
+            .collect();
+    for _ in 0..10 {
+        let mut want = Vec::new();
+        for _ in 0..200 {
+            let (a, v, strb) = random_write(&mut b, &ctx, &other);
+            let ctx_write = b.r.words.get(&(a & !3)).is_some_and(|e| e.ctx.is_some());
+            if b.r.write(a, v, strb) == OKAY && ctx_write {
+                let (q, off) = ctx_of(a & !3);
+                want.push((q, off, b.r.read(a).unwrap()));
+            }
+            b.m.write(a, v, strb);
+        }
+        let mut got = Vec::new();
+        let mut after = 0;
+        while !b.m.idle() || after < 4 {
+            if b.m.idle() {
+                after += 1;
+            }
+            got.extend(nic_cycle(&mut b, 0).0);
+        }
+        assert_eq!(got, want);
+        b.m.done.clear();
+    }
+    b.check_all();
 }
 
 #[test]

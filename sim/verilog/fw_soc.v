@@ -243,6 +243,11 @@ module fw_soc(
         .s_axil_arready(s_arready),
         .s_axil_rdata(s_rdata), .s_axil_rresp(s_rresp), .s_axil_rvalid(s_rvalid),
         .s_axil_rready(s_rready),
-        .counters(counters), .qp_rd_addr(qp_rd_addr), .qp_rd_data(qp_rd_data)
+        .counters(counters), .qp_rd_addr(qp_rd_addr), .qp_rd_data(qp_rd_data),
+        // csr_w256 serves one datapath port; ports 1 and 2 read 0.
+        .qp_rd_addr_1({`FW_QA{1'b0}}), .qp_rd_data_1(),
+        .qp_rd_addr_2({`FW_QA{1'b0}}), .qp_rd_data_2(),
+        .m_ctx_wr_valid(), .m_ctx_wr_qpn(), .m_ctx_wr_offset(), .m_ctx_wr_data(),
+        .cfg_mac(), .cfg_udp_sport(), .cfg_gid(), .cfg_pkey()
     );
 endmodule

@@ -29,6 +29,21 @@
 //!   [`QpStore::latency`] cycles after `qp_rd_addr` (2 in the default
 //!   build; 1 with `Bram` or `Lutram`), one read per cycle ([`ctx_layout`]).
 //!
+//! - Datapath read ports: `qp_rd_addr`/`qp_rd_data` and, for the NIC's
+//!   other context readers, `qp_rd_addr_1`/`qp_rd_data_1` and
+//!   `qp_rd_addr_2`/`qp_rd_data_2`, each the same form (one read per cycle,
+//!   [`QpStore::latency`]) with its own copy of the datapath store, all
+//!   written by the same context writes. [`Csr::with_ports`] builds 1 to 3
+//!   copies (1 by default); a port without a copy reads 0.
+//! - Context-write notification (`m_ctx_wr_*`): one pulse per successful
+//!   context-register write with its QPN, byte offset in the context and
+//!   the word as stored, in the first cycle in which a datapath read
+//!   issued returns the new word (the cycle after the write's `bvalid`
+//!   rises).
+//! - `cfg_*` outputs: the station MAC, UDP source-port base, GID and P_Key
+//!   tables from the `cfg` flip-flops, laid out as `tx_arb` takes them
+//!   (built, as the MR command fields, by `Plan::flop_outputs`).
+//!
 //! The address decode is two stages ([`PAGE_BITS`]): the first registers
 //! one bit per page of 8 words that holds mapped words (a compare of the
 //! upper word-address bits against a handful of constants), the word index
@@ -66,6 +81,8 @@ use roce_regs::{Access, Counter, Field, Register, BLOCKS, CSR_WINDOW_SIZE, QP_MA
 use rust_hdl_core::prelude::*;
 use rust_hdl_core::timing::TimingInfo;
 use rust_hdl_widgets::prelude::*;
+
+use crate::tx_arb::{GIDS, GID_TABLE_BITS, PKEYS, PKEY_TABLE_BITS};
 
 /// Byte-address bits of the CSR window.
 pub const ADDR_BITS: usize = CSR_WINDOW_SIZE.trailing_zeros() as usize;
@@ -169,6 +186,15 @@ impl QpStore {
     }
 }
 
+/// Datapath context read ports (`qp_rd_addr`/`qp_rd_data`,
+/// `qp_rd_addr_1`/`qp_rd_data_1`, `qp_rd_addr_2`/`qp_rd_data_2`): every
+/// build has all three; a build with `ports` copies of the datapath store
+/// ([`Csr::with_ports`]) serves the first `ports`, the others read 0.
+pub const QP_READ_PORTS: usize = 3;
+
+/// Bits of `m_ctx_wr_offset`: a byte offset within a context (`QP_STRIDE`).
+pub const CTX_OFFSET_BITS: usize = QP_STRIDE.trailing_zeros() as usize;
+
 /// Widths of the MR command port (`m_mr_cmd_*`, wired to `mr_tlb`'s
 /// `s_cmd_*`): the `mr` block's fields.
 pub const MR_OP_BITS: usize = roce_regs::MR_OP_BITS as usize;
@@ -190,11 +216,17 @@ enum Check {
     Register,
 }
 
-/// One MR command output of [`CsrCore`].
-struct MrOutput {
+/// One output of [`CsrCore`] built from flip-flop fields: the MR command
+/// registers (`mr_*`) and the configuration for the datapath (`cfg_*`).
+#[derive(Clone, Debug)]
+struct FlopOutput {
     port: &'static str,
     width: usize,
+    /// Fields from most to least significant: (window address, field).
+    /// One part: its low `width` bits; several: exactly `width` bits.
     parts: Vec<(u32, Field)>,
+    /// The flip-flop of each part.
+    flops: Vec<usize>,
     check: Check,
 }
 
@@ -370,23 +402,44 @@ impl Plan {
         }
     }
 
-    /// The MR command outputs: (port, its width, fields from most to
-    /// least significant as (window address, field), which ops refuse a
-    /// value wider than the port).
-    fn mr_outputs() -> Vec<MrOutput> {
-        use roce_regs::mr;
-        let one = |port, width, a, f, check| MrOutput {
-            port,
-            width,
-            parts: vec![(a, f)],
-            check,
+    /// The outputs built from flip-flop fields: (port, its width, fields
+    /// from most to least significant as (window address, field), which
+    /// ops refuse a value wider than the port). The MR command registers
+    /// (`mr_*`), then the configuration `tx_arb` takes (`cfg_*`).
+    fn flop_outputs(&self) -> Vec<FlopOutput> {
+        use roce_regs::{cfg, mr};
+        let out = |port, width, parts: Vec<(u32, Field)>, check| {
+            let flops = parts.iter().map(|(a, _)| self.flop_at(*a)).collect();
+            let total: usize = parts.iter().map(|(_, f)| f.width as usize).sum();
+            assert!(parts.len() == 1 || total == width, "{port}");
+            FlopOutput {
+                port,
+                width,
+                parts,
+                flops,
+                check,
+            }
         };
-        let two = |port, hi: (u32, Field), lo: (u32, Field)| MrOutput {
-            port,
-            width: 64,
-            parts: vec![hi, lo],
-            check: Check::Never,
-        };
+        let one = |port, width, a, f, check| out(port, width, vec![(a, f)], check);
+        let two =
+            |port, hi: (u32, Field), lo: (u32, Field)| out(port, 64, vec![hi, lo], Check::Never);
+        // `tx_arb`'s `gid`: entry e at `[128e +: 128]`, `gid_w0[e]` (GID
+        // bytes 0..4) in its top word; `pkey_tab`: entry e at `[16e +: 16]`.
+        let gid = (0..GIDS as u32)
+            .rev()
+            .flat_map(|e| {
+                [
+                    (cfg::gid_w0::addr(e), cfg::gid_w0::WORD),
+                    (cfg::gid_w1::addr(e), cfg::gid_w1::WORD),
+                    (cfg::gid_w2::addr(e), cfg::gid_w2::WORD),
+                    (cfg::gid_w3::addr(e), cfg::gid_w3::WORD),
+                ]
+            })
+            .collect();
+        let pkey = (0..PKEYS as u32)
+            .rev()
+            .map(|e| (cfg::pkey::addr(e), cfg::pkey::PKEY))
+            .collect();
         vec![
             one("mr_op", MR_OP_BITS, mr::op::ADDR, mr::op::OP, Check::Always),
             one("mr_key", 32, mr::key::ADDR, mr::key::KEY, Check::Never),
@@ -433,6 +486,24 @@ impl Plan {
                 (mr::pa_hi::ADDR, mr::pa_hi::PA),
                 (mr::pa_lo::ADDR, mr::pa_lo::PA),
             ),
+            out(
+                "cfg_mac",
+                48,
+                vec![
+                    (cfg::mac_hi::ADDR, cfg::mac_hi::MAC),
+                    (cfg::mac_lo::ADDR, cfg::mac_lo::MAC),
+                ],
+                Check::Never,
+            ),
+            one(
+                "cfg_udp_sport",
+                16,
+                cfg::udp_sport::ADDR,
+                cfg::udp_sport::BASE,
+                Check::Never,
+            ),
+            out("cfg_gid", GID_TABLE_BITS, gid, Check::Never),
+            out("cfg_pkey", PKEY_TABLE_BITS, pkey, Check::Never),
         ]
     }
 
@@ -463,7 +534,7 @@ impl Plan {
     }
 
     /// The decoder's Verilog body (ports declared by rust-hdl).
-    fn verilog(&self, qa: usize, store: QpStore) -> String {
+    fn verilog(&self, qa: usize, store: QpStore, ports: usize) -> String {
         use std::fmt::Write;
         let wa = ADDR_BITS - 2;
         let sh = (QP_STRIDE / 4).trailing_zeros() as usize;
@@ -738,7 +809,7 @@ impl Plan {
         // their combination): the registers change only with a write's
         // `wr_q`, and the next write (so a doorbell's `mr_go`) comes at
         // least three edges later, so `mr_bad` is current by then.
-        let outs = Self::mr_outputs();
+        let outs = self.flop_outputs();
         let fl =
             |a: u32, f: &Field| format!("f{}[{}:{}]", self.flop_at(a), f.lsb + f.width - 1, f.lsb);
         writeln!(s, "always @(*) begin").unwrap();
@@ -746,27 +817,21 @@ impl Plan {
             let e: Vec<String> = o
                 .parts
                 .iter()
-                .map(|(a, f)| {
+                .zip(&o.flops)
+                .map(|((_, f), i)| {
                     // A single field wider than the port: its low bits.
                     let w = if o.parts.len() == 1 {
                         o.width.min(f.width as usize)
                     } else {
                         f.width as usize
                     };
-                    format!(
-                        "f{}[{}:{}]",
-                        self.flop_at(*a),
-                        f.lsb as usize + w - 1,
-                        f.lsb
-                    )
+                    format!("f{i}[{}:{}]", f.lsb as usize + w - 1, f.lsb)
                 })
                 .collect();
-            let total: usize = o.parts.iter().map(|(_, f)| f.width as usize).sum();
-            assert!(o.parts.len() == 1 || total == o.width, "{}", o.port);
             writeln!(s, "    {} = {{{}}};", o.port, e.join(", ")).unwrap();
         }
         writeln!(s, "end").unwrap();
-        let wide = |o: &MrOutput| {
+        let wide = |o: &FlopOutput| {
             let (a, f) = &o.parts[0];
             assert!(o.parts.len() == 1 && (f.width as usize) > o.width);
             format!("({} >> {}) != 0", fl(*a, f), o.width)
@@ -913,7 +978,7 @@ impl Plan {
             qa - 1
         )
         .unwrap();
-        let mut pack = Vec::new();
+        let mut pack = vec![Vec::new(); QP_READ_PORTS];
         for (k, c) in self.ctx.iter().enumerate() {
             let reset = packed_reset(c.reg);
             let m = c.bits - 1;
@@ -932,7 +997,7 @@ impl Plan {
                 parts.join(", ")
             )
             .unwrap();
-            let ports = |label: &str, ce: &str, ra: &str, q: &str| {
+            let ports_of = |label: &str, ce: &str, ra: &str, q: &str| {
                 crate::bram::outreg_ram(
                     &crate::bram::Dp16kdPorts {
                         label,
@@ -951,38 +1016,80 @@ impl Plan {
                 )
             };
             // The CSR copy, read through its output register.
-            s.push_str(&ports(
+            s.push_str(&ports_of(
                 &format!("cm{k}"),
                 "r2_v",
                 "r_qpn2",
                 &format!("qc2_{k}"),
             ));
-            // The datapath copy.
-            if store == QpStore::BramOutReg {
-                s.push_str(&ports(
-                    &format!("dm{k}"),
-                    "1'b1",
-                    "qp_rd_addr",
-                    &format!("qd{k}"),
-                ));
-            } else {
-                let attr = match store {
-                    QpStore::Lutram => "(* ram_style = \"distributed\" *) ",
-                    _ => "",
+            // The datapath copies, one per read port (port 0's names as
+            // in a one-port build).
+            for p in 0..ports {
+                let (pre, addr) = match p {
+                    0 => (String::new(), "qp_rd_addr".to_string()),
+                    p => (format!("p{p}_"), format!("qp_rd_addr_{p}")),
                 };
-                writeln!(
-                    s,
-                    "{attr}reg [{m}:0] qdm{k} [0:{}];\nreg [{m}:0] qd{k};\ninteger j{k};\ninitial for (j{k} = 0; j{k} < {}; j{k} = j{k} + 1) qdm{k}[j{k}] = {}'h{reset:x};\nalways @(posedge clock) begin\n    if (we{k}) qdm{k}[cw_a] <= wd{k};\n    qd{k} <= qdm{k}[qp_rd_addr];\nend",
-                    self.n - 1,
-                    self.n,
-                    c.bits
-                )
-                .unwrap();
+                if store == QpStore::BramOutReg {
+                    s.push_str(&ports_of(
+                        &format!("{pre}dm{k}"),
+                        "1'b1",
+                        &addr,
+                        &format!("{pre}qd{k}"),
+                    ));
+                } else {
+                    let attr = match store {
+                        QpStore::Lutram => "(* ram_style = \"distributed\" *) ",
+                        _ => "",
+                    };
+                    writeln!(
+                        s,
+                        "{attr}reg [{m}:0] {pre}qdm{k} [0:{}];\nreg [{m}:0] {pre}qd{k};\ninteger {pre}j{k};\ninitial for ({pre}j{k} = 0; {pre}j{k} < {}; {pre}j{k} = {pre}j{k} + 1) {pre}qdm{k}[{pre}j{k}] = {}'h{reset:x};\nalways @(posedge clock) begin\n    if (we{k}) {pre}qdm{k}[cw_a] <= wd{k};\n    {pre}qd{k} <= {pre}qdm{k}[{addr}];\nend",
+                        self.n - 1,
+                        self.n,
+                        c.bits
+                    )
+                    .unwrap();
+                }
+                pack[p].push(format!("{pre}qd{k}"));
             }
-            pack.push(format!("qd{k}"));
         }
-        pack.reverse();
-        writeln!(s, "always @(*) qp_rd_data = {{{}}};", pack.join(", ")).unwrap();
+        for (p, words) in pack.iter_mut().enumerate() {
+            let port = match p {
+                0 => "qp_rd_data".to_string(),
+                p => format!("qp_rd_data_{p}"),
+            };
+            if words.is_empty() {
+                writeln!(s, "always @(*) {port} = {QP_CTX_BITS}'d0;").unwrap();
+            } else {
+                words.reverse();
+                writeln!(s, "always @(*) {port} = {{{}}};", words.join(", ")).unwrap();
+            }
+        }
+        // Context-write notification: registered from the RAM write
+        // enables (`we*`, the edge the RAMs take the word), so it pulses in
+        // the first cycle whose datapath read returns the new word.
+        let any: Vec<String> = (0..self.ctx.len()).map(|k| format!("we{k}")).collect();
+        let ow = CTX_OFFSET_BITS;
+        let offs: Vec<String> = self
+            .ctx
+            .iter()
+            .enumerate()
+            .map(|(k, c)| format!("({{{ow}{{we{k}}}}} & {ow}'d{})", c.offset))
+            .collect();
+        let masks: Vec<String> = self
+            .ctx
+            .iter()
+            .enumerate()
+            .map(|(k, c)| format!("({{32{{we{k}}}}} & 32'h{:08x})", c.reg.used_bits()))
+            .collect();
+        writeln!(
+            s,
+            "initial ctx_wr_valid = 1'b0;\nalways @(posedge clock) begin\n    ctx_wr_valid <= {};\n    ctx_wr_qpn <= cw_a;\n    ctx_wr_offset <= {};\n    ctx_wr_data <= cw_d & ({});\nend",
+            any.join(" | "),
+            offs.join(" | "),
+            masks.join(" | ")
+        )
+        .unwrap();
         // The read word: the page word (0 for a context) ORed with each
         // context register's fields in place (0 unless selected).
         let mut terms = vec!["pw5".to_string()];
@@ -1050,6 +1157,18 @@ pub struct CsrCore<const QA: usize> {
     pub counters: Signal<In, Bits<COUNTER_IN_BITS>>,
     pub qp_rd_addr: Signal<In, Bits<QA>>,
     pub qp_rd_data: Signal<Out, Bits<QP_CTX_BITS>>,
+    /// Datapath read ports 1 and 2: as port 0 when built, else 0.
+    pub qp_rd_addr_1: Signal<In, Bits<QA>>,
+    pub qp_rd_data_1: Signal<Out, Bits<QP_CTX_BITS>>,
+    pub qp_rd_addr_2: Signal<In, Bits<QA>>,
+    pub qp_rd_data_2: Signal<Out, Bits<QP_CTX_BITS>>,
+    /// A context register took a write at the last edge (registered from
+    /// the RAM write enables): QPN, byte offset in the context, the word
+    /// as stored (field bits only).
+    pub ctx_wr_valid: Signal<Out, Bit>,
+    pub ctx_wr_qpn: Signal<Out, Bits<QA>>,
+    pub ctx_wr_offset: Signal<Out, Bits<CTX_OFFSET_BITS>>,
+    pub ctx_wr_data: Signal<Out, Bits<32>>,
     /// The write of the previous edge set `mr.doorbell.GO` (registered:
     /// it pulses with the flip-flop registers' write, one edge after
     /// `wr_en`).
@@ -1074,8 +1193,19 @@ pub struct CsrCore<const QA: usize> {
     pub mr_shift: Signal<Out, Bits<MR_SHIFT_BITS>>,
     pub mr_index: Signal<Out, Bits<32>>,
     pub mr_pa: Signal<Out, Bits<64>>,
+    /// The `cfg` registers `tx_arb` takes (from the flip-flops).
+    pub cfg_mac: Signal<Out, Bits<48>>,
+    pub cfg_udp_sport: Signal<Out, Bits<16>>,
+    pub cfg_gid: Signal<Out, Bits<GID_TABLE_BITS>>,
+    pub cfg_pkey: Signal<Out, Bits<PKEY_TABLE_BITS>>,
     _plan: Plan,
     _store: QpStore,
+    /// Copies of the datapath store (read ports served), 1..=3.
+    _ports: usize,
+    /// `Plan::flop_outputs`.
+    _outs: Vec<FlopOutput>,
+    /// The notification registered at the last edge: (QPN, offset, word).
+    _ctx_wr: Option<(u32, u32, u32)>,
     _flops: Vec<u32>,
     _unmapped: u32,
     /// Unmapped (write, read) seen last cycle, counted this cycle.
@@ -1105,13 +1235,19 @@ pub struct CsrCore<const QA: usize> {
     _out: (u32, bool),
     _out2: (u32, bool),
     _out3: (u32, bool),
-    /// Datapath read pipeline, `store.latency()` stages (last = output).
-    _qd: Vec<Vec<u64>>,
+    /// Datapath read pipelines, one per built port, `store.latency()`
+    /// stages each (last = output).
+    _qd: Vec<Vec<Vec<u64>>>,
 }
 
 impl<const QA: usize> CsrCore<QA> {
-    pub fn new(n: u32, store: QpStore) -> Self {
+    pub fn new(n: u32, store: QpStore, ports: usize) -> Self {
+        assert!(
+            (1..=QP_READ_PORTS).contains(&ports),
+            "CsrCore: {ports} datapath read ports out of 1..={QP_READ_PORTS}"
+        );
         let plan = Plan::new(n);
+        let outs = plan.flop_outputs();
         assert!(
             n <= 1 << QA && (QA == 0 || n > 1 << (QA - 1)),
             "CsrCore: {n} QPs need {} address bits, not {QA}",
@@ -1139,6 +1275,14 @@ impl<const QA: usize> CsrCore<QA> {
             counters: Default::default(),
             qp_rd_addr: Default::default(),
             qp_rd_data: Default::default(),
+            qp_rd_addr_1: Default::default(),
+            qp_rd_data_1: Default::default(),
+            qp_rd_addr_2: Default::default(),
+            qp_rd_data_2: Default::default(),
+            ctx_wr_valid: Default::default(),
+            ctx_wr_qpn: Default::default(),
+            ctx_wr_offset: Default::default(),
+            ctx_wr_data: Default::default(),
             mr_go: Default::default(),
             mr_bad: Default::default(),
             mr_busy: Default::default(),
@@ -1155,8 +1299,15 @@ impl<const QA: usize> CsrCore<QA> {
             mr_shift: Default::default(),
             mr_index: Default::default(),
             mr_pa: Default::default(),
+            cfg_mac: Default::default(),
+            cfg_udp_sport: Default::default(),
+            cfg_gid: Default::default(),
+            cfg_pkey: Default::default(),
             _plan: plan,
             _store: store,
+            _ports: ports,
+            _outs: outs,
+            _ctx_wr: None,
             _flops: flops,
             _unmapped: 0,
             _un: (false, false),
@@ -1176,7 +1327,7 @@ impl<const QA: usize> CsrCore<QA> {
             _out: (0, false),
             _out2: (0, false),
             _out3: (0, false),
-            _qd: vec![vec![0; k]; store.latency()],
+            _qd: vec![vec![vec![0; k]; store.latency()]; ports],
         }
     }
 
@@ -1224,18 +1375,40 @@ impl<const QA: usize> CsrCore<QA> {
             | status::SEQ.val(val32(self.mr_seq.val()))
     }
 
-    /// The value of an MR command output: its fields, high to low.
-    fn mr_output(&self, parts: &[(u32, Field)]) -> u64 {
-        parts.iter().fold(0u64, |v, (a, f)| {
-            (v << f.width) | f.get(self._flops[self._plan.flop_at(*a)]) as u64
+    /// The fields of a flip-flop output of at most 64 bits, high to low
+    /// (not cut to the port).
+    fn mr_output(&self, o: &FlopOutput) -> u64 {
+        o.parts.iter().zip(&o.flops).fold(0u64, |v, ((_, f), &i)| {
+            (v << f.width) | f.get(self._flops[i]) as u64
         })
+    }
+
+    /// A flip-flop output as its port shows it.
+    fn flop_output<const N: usize>(&self, port: &str) -> Bits<N> {
+        let o = self
+            ._outs
+            .iter()
+            .find(|o| o.port == port)
+            .expect("a flip-flop output");
+        assert_eq!(o.width, N, "{port}");
+        let mut b = Bits::<N>::default();
+        let mut at: usize = o.parts.iter().map(|(_, f)| f.width as usize).sum();
+        for ((_, f), &i) in o.parts.iter().zip(&o.flops) {
+            at -= f.width as usize;
+            let v = f.get(self._flops[i]);
+            for j in (0..f.width as usize).filter(|j| at + j < N) {
+                b = b.replace_bit(at + j, v >> j & 1 == 1);
+            }
+        }
+        b
     }
 
     /// The doorbell refuses the command registers (a field too wide).
     fn mr_bad(&self) -> bool {
-        let outs = Plan::mr_outputs();
-        let wide = |o: &MrOutput| self.mr_output(&o.parts) >> o.width != 0;
-        let reg = self.mr_output(&outs[0].parts) == roce_regs::MrOp::Register as u64;
+        let outs = &self._outs;
+        let wide = |o: &FlopOutput| self.mr_output(o) >> o.width != 0;
+        let op = outs.iter().find(|o| o.port == "mr_op").expect("mr_op");
+        let reg = self.mr_output(op) == roce_regs::MrOp::Register as u64;
         outs.iter()
             .any(|o| (o.check == Check::Always || (reg && o.check == Check::Register)) && wide(o))
     }
@@ -1259,12 +1432,18 @@ impl<const QA: usize> Logic for CsrCore<QA> {
         if self.clock.pos_edge() {
             self._mr_bad = self._mr_bad1;
             self._mr_bad1 = self.mr_bad();
-            let qa = self.qp_rd_addr.val().index();
-            self._qd.pop();
-            self._qd.insert(
-                0,
-                self._mem.iter().map(|m| m[qa.min(m.len() - 1)]).collect(),
-            );
+            let addrs = [
+                self.qp_rd_addr.val().index(),
+                self.qp_rd_addr_1.val().index(),
+                self.qp_rd_addr_2.val().index(),
+            ];
+            for (qd, qa) in self._qd.iter_mut().zip(addrs) {
+                qd.pop();
+                qd.insert(
+                    0,
+                    self._mem.iter().map(|m| m[qa.min(m.len() - 1)]).collect(),
+                );
+            }
             // Read stages 5 and 4, stage 3 (from stage 2 before this edge,
             // the context RAM read before this edge's RAM write), then
             // stages 2 and 1.
@@ -1277,8 +1456,18 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                 self._r1 = val32(self.rd_addr.val());
             }
             let wr = self.wr_en.val();
+            // The RAM write, and its notification.
+            self._ctx_wr = None;
             if let Some((k, q, v)) = self._cw.take() {
                 self._mem[k][q] = v;
+                let c = &self._plan.ctx[k];
+                let mut at = 0;
+                let mut word = 0u32;
+                for f in c.reg.fields {
+                    word = f.set(word, (v >> at) as u32);
+                    at += f.width as usize;
+                }
+                self._ctx_wr = Some((q as u32, c.offset, word));
             }
             if wr && !w_err {
                 let data = val32(self.wr_data.val());
@@ -1340,30 +1529,38 @@ impl<const QA: usize> Logic for CsrCore<QA> {
         // The doorbell pulse (registered in `update`), with the flip-flop
         // writes: one edge after `wr_en`.
         self.mr_go.next = self._mr_go;
-        let v: Vec<u64> = Plan::mr_outputs()
-            .iter()
-            .map(|o| self.mr_output(&o.parts) & ((1u128 << o.width) - 1) as u64)
-            .collect();
         self.mr_bad.next = self._mr_bad;
-        // In `Plan::mr_outputs` order.
-        self.mr_op.next = v[0].into();
-        self.mr_key.next = v[1].into();
-        self.mr_pd.next = v[2].into();
-        self.mr_access.next = v[3].into();
-        self.mr_va.next = v[4].into();
-        self.mr_len.next = v[5].into();
-        self.mr_shift.next = v[6].into();
-        self.mr_index.next = v[7].into();
-        self.mr_pa.next = v[8].into();
+        self.mr_op.next = self.flop_output("mr_op");
+        self.mr_key.next = self.flop_output("mr_key");
+        self.mr_pd.next = self.flop_output("mr_pd");
+        self.mr_access.next = self.flop_output("mr_access");
+        self.mr_va.next = self.flop_output("mr_va");
+        self.mr_len.next = self.flop_output("mr_len");
+        self.mr_shift.next = self.flop_output("mr_shift");
+        self.mr_index.next = self.flop_output("mr_index");
+        self.mr_pa.next = self.flop_output("mr_pa");
+        self.cfg_mac.next = self.flop_output("cfg_mac");
+        self.cfg_udp_sport.next = self.flop_output("cfg_udp_sport");
+        self.cfg_gid.next = self.flop_output("cfg_gid");
+        self.cfg_pkey.next = self.flop_output("cfg_pkey");
+        let (q, off, word) = self._ctx_wr.unwrap_or_default();
+        self.ctx_wr_valid.next = self._ctx_wr.is_some();
+        self.ctx_wr_qpn.next = (q as u64).into();
+        self.ctx_wr_offset.next = (off as u64).into();
+        self.ctx_wr_data.next = (word as u64).into();
         self.rd_err.next = self._out3.1;
         self.rd_data.next = (self._out3.0 as u64).into();
-        let mut packed = Bits::<QP_CTX_BITS>::default();
-        for (c, q) in self._plan.ctx.iter().zip(self._qd.last().unwrap()) {
-            for b in 0..c.bits {
-                packed = packed.replace_bit(c.at + b, q >> b & 1 == 1);
+        let mut packed = [Bits::<QP_CTX_BITS>::default(); QP_READ_PORTS];
+        for (p, qd) in self._qd.iter().enumerate() {
+            for (c, q) in self._plan.ctx.iter().zip(qd.last().unwrap()) {
+                for b in 0..c.bits {
+                    packed[p] = packed[p].replace_bit(c.at + b, q >> b & 1 == 1);
+                }
             }
         }
-        self.qp_rd_data.next = packed;
+        self.qp_rd_data.next = packed[0];
+        self.qp_rd_data_1.next = packed[1];
+        self.qp_rd_data_2.next = packed[2];
     }
 
     fn connect(&mut self) {
@@ -1371,6 +1568,12 @@ impl<const QA: usize> Logic for CsrCore<QA> {
         self.rd_data.connect();
         self.rd_err.connect();
         self.qp_rd_data.connect();
+        self.qp_rd_data_1.connect();
+        self.qp_rd_data_2.connect();
+        self.ctx_wr_valid.connect();
+        self.ctx_wr_qpn.connect();
+        self.ctx_wr_offset.connect();
+        self.ctx_wr_data.connect();
         self.mr_go.connect();
         self.mr_bad.connect();
         self.mr_op.connect();
@@ -1382,10 +1585,14 @@ impl<const QA: usize> Logic for CsrCore<QA> {
         self.mr_shift.connect();
         self.mr_index.connect();
         self.mr_pa.connect();
+        self.cfg_mac.connect();
+        self.cfg_udp_sport.connect();
+        self.cfg_gid.connect();
+        self.cfg_pkey.connect();
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(self._plan.verilog(QA, self._store))
+        Verilog::Custom(self._plan.verilog(QA, self._store, self._ports))
     }
 
     fn timing(&self) -> Vec<TimingInfo> {
@@ -1401,6 +1608,8 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                 "rd_addr".into(),
                 "counters".into(),
                 "qp_rd_addr".into(),
+                "qp_rd_addr_1".into(),
+                "qp_rd_addr_2".into(),
                 "mr_busy".into(),
                 "mr_error".into(),
                 "mr_dropped".into(),
@@ -1411,6 +1620,12 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                 "rd_data".into(),
                 "rd_err".into(),
                 "qp_rd_data".into(),
+                "qp_rd_data_1".into(),
+                "qp_rd_data_2".into(),
+                "ctx_wr_valid".into(),
+                "ctx_wr_qpn".into(),
+                "ctx_wr_offset".into(),
+                "ctx_wr_data".into(),
                 "mr_go".into(),
                 "mr_bad".into(),
                 "mr_op".into(),
@@ -1422,6 +1637,10 @@ impl<const QA: usize> Logic for CsrCore<QA> {
                 "mr_shift".into(),
                 "mr_index".into(),
                 "mr_pa".into(),
+                "cfg_mac".into(),
+                "cfg_udp_sport".into(),
+                "cfg_gid".into(),
+                "cfg_pkey".into(),
             ],
         }]
     }
@@ -1462,6 +1681,38 @@ pub struct Csr<const QA: usize> {
     /// Datapath: that QP's packed context ([`ctx_layout`]),
     /// [`QpStore::latency`] cycles later.
     pub qp_rd_data: Signal<Out, Bits<QP_CTX_BITS>>,
+    /// Datapath read ports 1 and 2, each the form of port 0 (one read per
+    /// cycle, the same latency, its own copy of the store) in a build with
+    /// 2 or 3 ports ([`Self::with_ports`]); without a copy they read 0.
+    pub qp_rd_addr_1: Signal<In, Bits<QA>>,
+    pub qp_rd_data_1: Signal<Out, Bits<QP_CTX_BITS>>,
+    pub qp_rd_addr_2: Signal<In, Bits<QA>>,
+    pub qp_rd_data_2: Signal<Out, Bits<QP_CTX_BITS>>,
+    /// Context-write notification: one pulse per successful write of a
+    /// context register (all four strobes, QPN below N; none for a
+    /// partial write or any other register), in the first cycle in which a
+    /// datapath read issued returns the new word: the cycle after `bvalid`
+    /// rises for that write ([`Self::CTX_WR_LATENCY`] cycles after an
+    /// AW+W handshake in one cycle); a read issued the cycle before
+    /// returns the old word.
+    pub m_ctx_wr_valid: Signal<Out, Bit>,
+    pub m_ctx_wr_qpn: Signal<Out, Bits<QA>>,
+    /// The register's byte offset within the context (its window offset
+    /// minus context 0's, as `roce_regs::qp` places it; `qp.state` is 0).
+    pub m_ctx_wr_offset: Signal<Out, Bits<CTX_OFFSET_BITS>>,
+    /// The word as stored: what a CSR read of it returns (field bits).
+    pub m_ctx_wr_data: Signal<Out, Bits<32>>,
+    /// `cfg` registers for `tx_arb` (straight from their flip-flops; they
+    /// change one edge after a write's B response is first offered, with
+    /// the notification above): the station MAC (`mac_hi.MAC` in bits
+    /// 47:32, byte 0 in 47:40, then `mac_lo.MAC`), `udp_sport.BASE`, the
+    /// GID table as `tx_arb`'s `gid` (entry e at `[128e +: 128]`,
+    /// `gid_w0[e]` in its top word, `gid_w3[e]` in its bottom one) and the
+    /// P_Key table as its `pkey_tab` (entry e at `[16e +: 16]`).
+    pub cfg_mac: Signal<Out, Bits<48>>,
+    pub cfg_udp_sport: Signal<Out, Bits<16>>,
+    pub cfg_gid: Signal<Out, Bits<GID_TABLE_BITS>>,
+    pub cfg_pkey: Signal<Out, Bits<PKEY_TABLE_BITS>>,
     /// MR command to `mr_tlb`'s `s_cmd_*`: one per `mr.doorbell.GO` write
     /// while not busy, a copy of the `mr` registers taken at the doorbell.
     pub m_mr_cmd_valid: Signal<Out, Bit>,
@@ -1533,21 +1784,36 @@ impl<const QA: usize> Csr<QA> {
     /// Cycles from an AW+W handshake in one cycle to `bvalid` (AW held,
     /// its decode registered in two stages, the write).
     pub const WRITE_LATENCY: usize = 4;
+    /// Cycles from an AW+W handshake in one cycle to the write's
+    /// `m_ctx_wr_valid` pulse: one after `bvalid`.
+    pub const CTX_WR_LATENCY: usize = Self::WRITE_LATENCY + 1;
     /// The datapath copy of the context table in the default build.
     pub const DEFAULT_STORE: QpStore = QpStore::BramOutReg;
 
-    /// N contexts, the datapath copy in [`Self::DEFAULT_STORE`].
+    /// N contexts, the datapath copy in [`Self::DEFAULT_STORE`], one read
+    /// port.
     pub fn new(n: u32) -> Self {
         Self::with_store(n, Self::DEFAULT_STORE)
     }
 
-    /// Cycles from `qp_rd_addr` to `qp_rd_data`.
+    /// Cycles from `qp_rd_addr` to `qp_rd_data` (every port).
     pub fn qp_read_latency(&self) -> usize {
         self.core._store.latency()
     }
 
-    /// N contexts, the datapath copy in `store`.
+    /// Datapath read ports served (copies of the store).
+    pub fn qp_read_ports(&self) -> usize {
+        self.core._ports
+    }
+
+    /// N contexts, the datapath copy in `store`, one read port.
     pub fn with_store(n: u32, store: QpStore) -> Self {
+        Self::with_ports(n, store, 1)
+    }
+
+    /// N contexts, `ports` (1..=[`QP_READ_PORTS`]) copies of the datapath
+    /// store in `store`, one per read port.
+    pub fn with_ports(n: u32, store: QpStore, ports: usize) -> Self {
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -1571,7 +1837,19 @@ impl<const QA: usize> Csr<QA> {
             counters: Default::default(),
             qp_rd_addr: Default::default(),
             qp_rd_data: Default::default(),
-            core: CsrCore::new(n, store),
+            qp_rd_addr_1: Default::default(),
+            qp_rd_data_1: Default::default(),
+            qp_rd_addr_2: Default::default(),
+            qp_rd_data_2: Default::default(),
+            m_ctx_wr_valid: Default::default(),
+            m_ctx_wr_qpn: Default::default(),
+            m_ctx_wr_offset: Default::default(),
+            m_ctx_wr_data: Default::default(),
+            cfg_mac: Default::default(),
+            cfg_udp_sport: Default::default(),
+            cfg_gid: Default::default(),
+            cfg_pkey: Default::default(),
+            core: CsrCore::new(n, store, ports),
             m_mr_cmd_valid: Default::default(),
             m_mr_cmd_ready: Default::default(),
             m_mr_cmd_op: Default::default(),
@@ -1644,6 +1922,18 @@ impl<const QA: usize> Logic for Csr<QA> {
         self.core.counters.next = self.counters.val();
         self.core.qp_rd_addr.next = self.qp_rd_addr.val();
         self.qp_rd_data.next = self.core.qp_rd_data.val();
+        self.core.qp_rd_addr_1.next = self.qp_rd_addr_1.val();
+        self.qp_rd_data_1.next = self.core.qp_rd_data_1.val();
+        self.core.qp_rd_addr_2.next = self.qp_rd_addr_2.val();
+        self.qp_rd_data_2.next = self.core.qp_rd_data_2.val();
+        self.m_ctx_wr_valid.next = self.core.ctx_wr_valid.val();
+        self.m_ctx_wr_qpn.next = self.core.ctx_wr_qpn.val();
+        self.m_ctx_wr_offset.next = self.core.ctx_wr_offset.val();
+        self.m_ctx_wr_data.next = self.core.ctx_wr_data.val();
+        self.cfg_mac.next = self.core.cfg_mac.val();
+        self.cfg_udp_sport.next = self.core.cfg_udp_sport.val();
+        self.cfg_gid.next = self.core.cfg_gid.val();
+        self.cfg_pkey.next = self.core.cfg_pkey.val();
         self.s_axil_awready.next = !self.aw_full.q.val();
         self.s_axil_wready.next = !self.w_full.q.val();
         self.s_axil_bvalid.next = self.b_valid.q.val();
@@ -1834,6 +2124,49 @@ mod tests {
             yosys_validate("csr_store", &v).unwrap();
         }
         assert_eq!(CsrDefault::new(256).qp_read_latency(), 2);
+    }
+
+    #[test]
+    fn csr_read_ports_synthesize() {
+        for store in [QpStore::BramOutReg, QpStore::Lutram] {
+            let mut m = Csr::<4>::with_ports(16, store, 3);
+            assert_eq!(m.qp_read_ports(), 3);
+            m.connect_all();
+            let v = generate_verilog(&m);
+            assert!(v.contains("qp_rd_data_2 = {p2_qd"), "{store:?}");
+            yosys_validate("csr_ports", &v).unwrap();
+        }
+        // One port: the others read 0.
+        let v = generate_verilog(&{
+            let mut m = Csr::<4>::new(16);
+            m.connect_all();
+            m
+        });
+        assert!(v.contains(&format!("qp_rd_data_1 = {QP_CTX_BITS}'d0;")));
+    }
+
+    #[test]
+    fn csr_cfg_outputs_follow_tx_arb() {
+        let p = Plan::new(16);
+        let outs = p.flop_outputs();
+        let gid = outs.iter().find(|o| o.port == "cfg_gid").unwrap();
+        // Most significant first: entry GIDS-1's gid_w0 ... entry 0's gid_w3.
+        assert_eq!(gid.parts.len(), 4 * GIDS);
+        assert_eq!(
+            gid.parts[0].0,
+            roce_regs::cfg::gid_w0::addr(GIDS as u32 - 1)
+        );
+        assert_eq!(gid.parts.last().unwrap().0, roce_regs::cfg::gid_w3::addr(0));
+        let pkey = outs.iter().find(|o| o.port == "cfg_pkey").unwrap();
+        assert_eq!(pkey.parts.last().unwrap().0, roce_regs::cfg::pkey::addr(0));
+        let mac = outs.iter().find(|o| o.port == "cfg_mac").unwrap();
+        assert_eq!(mac.parts[0].0, roce_regs::cfg::mac_hi::ADDR);
+    }
+
+    #[test]
+    #[should_panic(expected = "datapath read ports out of")]
+    fn csr_rejects_four_ports() {
+        Csr::<4>::with_ports(16, QpStore::BramOutReg, 4);
     }
 
     #[test]

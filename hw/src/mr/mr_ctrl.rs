@@ -157,6 +157,9 @@ impl<const QA: usize, const MA: usize, const TA: usize, const PTA: usize> Logic
         self.csr.counters.next = self.counters.val();
         self.csr.qp_rd_addr.next = self.qp_rd_addr.val();
         self.qp_rd_data.next = self.csr.qp_rd_data.val();
+        // One datapath read port here (the csr's default build).
+        self.csr.qp_rd_addr_1.next = 0.into();
+        self.csr.qp_rd_addr_2.next = 0.into();
         // Commands: CSR → MR table, and its answer back.
         self.tlb.s_cmd_valid.next = self.csr.m_mr_cmd_valid.val();
         self.csr.m_mr_cmd_ready.next = self.tlb.s_cmd_ready.val();
