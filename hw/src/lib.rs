@@ -22,7 +22,7 @@ pub mod tx;
 pub mod verilog;
 
 pub use crc::crc32;
-pub use host::{dma, host_if};
+pub use host::{axi_arb, axil_bus, dma, host_if};
 pub use mr::{mr_ctrl, mr_tlb};
 pub use rx::{roce_rx, rx_prim};
 pub use stream::{axis_register, bram, fifo, gf2, prim, xornet};
