@@ -80,6 +80,11 @@ const MODELS: &[(&str, usize, Variant)] = &[
     // host_if: the 64-QP, 64-CQ test build at both ends of the width range.
     ("host_if_small", 64, Variant::Fast),
     ("host_if_small", 512, Variant::Fast),
+    // The interconnect: the AXI4 arbiter at both ends of the width range
+    // (the 3:1 cascade is two of them joined in the bench), the register bus.
+    ("axi_arb", 64, Variant::Fast),
+    ("axi_arb", 512, Variant::Fast),
+    ("axil_bus", 32, Variant::Fast),
 ];
 
 fn main() {

@@ -1,6 +1,8 @@
 //! The catalogue of blocks that can be emitted as a Verilog top: what
 //! `roce-gen verilog` offers and what the simulation build verilates.
 
+use crate::axi_arb::{AxiArb2, ORDER_BITS};
+use crate::axil_bus::AxilBus;
 use crate::axis_register::AxisRegister;
 use crate::crc32::Crc32;
 use crate::csr::{CsrDefault, CsrSmall, QpStore};
@@ -229,7 +231,24 @@ pub const BLOCKS: &[BlockSpec] = &[
         summary: "host_if test build: 64 QPs, 64 CQs",
         widths: &RETX_SMALL_WIDTHS,
     },
+    BlockSpec {
+        name: "axi_arb",
+        summary: "AXI4 arbiter, two masters onto one (no IDs): round-robin registered AR/AW, \
+                  R/W/B routed in request order through order FIFOs (33 bursts each way), \
+                  one beat a cycle",
+        widths: &SUPPORTED_WIDTHS,
+    },
+    BlockSpec {
+        name: "axil_bus",
+        summary: "register bus: host and core AXI4-Lite ports onto the CSR block's AXI4-Lite \
+                  port and host_if's register port (db/hq blocks), one transaction at a time; \
+                  'width' = data width 32",
+        widths: &AXIL_BUS_WIDTHS,
+    },
 ];
+
+/// The `axil_bus` build: its data width.
+pub const AXIL_BUS_WIDTHS: [usize; 1] = [32];
 
 /// The `tx_arb_tx` (test build) widths.
 pub const TX_ARB_TX_WIDTHS: [usize; 2] = [64, 512];
@@ -725,6 +744,22 @@ fn dma_rd<const W: usize, const K: usize>() -> (String, Option<usize>) {
     (emit(DmaRd::<W, K>::new()), None)
 }
 
+fn axi_arb<const W: usize, const K: usize>() -> (String, Option<usize>) {
+    (emit(AxiArb2::<W, K>::new()), None)
+}
+
+/// `axil_bus` Verilog and parameters: the address width and the host_if
+/// ranges.
+fn axil_bus() -> (String, Option<usize>, Vec<(&'static str, u64)>) {
+    let mut params = vec![("ADDR_BITS", crate::csr::ADDR_BITS as u64)];
+    let names = [("DB_BASE", "DB_SIZE"), ("HQ_BASE", "HQ_SIZE")];
+    for (b, (base, size)) in roce_regs::HOST_BLOCKS.iter().zip(names) {
+        params.push((base, b.base as u64));
+        params.push((size, b.size as u64));
+    }
+    (emit(AxilBus::new()), None, params)
+}
+
 macro_rules! per_width {
     ($w:expr, $f:ident) => {
         match $w {
@@ -784,6 +819,14 @@ pub fn generate(block: &str, width: usize) -> Result<Generated, GenError> {
             p.push(("RBUF_BEATS", RD_BUF_BEATS as u64));
             (v, l, p)
         }
+        "axi_arb" => {
+            let (v, l) = per_width!(width, axi_arb);
+            let mut p = stream_params;
+            p.push(("OUTSTANDING", AxiArb2::<64, 8>::OUTSTANDING as u64));
+            p.push(("ORDER_BITS", ORDER_BITS as u64));
+            (v, l, p)
+        }
+        "axil_bus" => axil_bus(),
         "mr_tlb" => mr_tlb(width),
         "mr_ctrl" => mr_ctrl(width),
         "retx_buf" => retx_buf(width, false),
@@ -1133,6 +1176,53 @@ mod tests {
     }
 
     #[test]
+    fn interconnect_builds() {
+        for w in SUPPORTED_WIDTHS {
+            let g = generate("axi_arb", w).unwrap();
+            assert_eq!(g.top, format!("axi_arb_w{w}"));
+            for p in ["s0", "s1", "m"] {
+                for (port, width) in [
+                    ("awaddr", 64),
+                    ("awlen", 8),
+                    ("awsize", 3),
+                    ("awburst", 2),
+                    ("wdata", w),
+                    ("wstrb", w / 8),
+                    ("bresp", 2),
+                    ("araddr", 64),
+                    ("rdata", w),
+                    ("rlast", 1),
+                ] {
+                    let name = format!("{p}_axi_{port}");
+                    assert!(
+                        g.ports.iter().any(|q| q.name == name && q.width == width),
+                        "axi_arb w{w}: {name}"
+                    );
+                }
+            }
+        }
+        let g = generate("axil_bus", 32).unwrap();
+        let a = crate::csr::ADDR_BITS;
+        for (port, width) in [
+            ("s_host_axil_awaddr", a),
+            ("s_core_axil_araddr", a),
+            ("s_core_axil_rdata", 32),
+            ("m_csr_axil_awaddr", a),
+            ("m_csr_axil_wstrb", 4),
+            ("m_reg_addr", a),
+            ("m_reg_strb", 4),
+            ("s_reg_resp_rdata", 32),
+            ("s_reg_resp_err", 1),
+        ] {
+            assert!(
+                g.ports.iter().any(|q| q.name == port && q.width == width),
+                "axil_bus: {port}"
+            );
+        }
+        assert!(generate("axil_bus", 64).is_err());
+    }
+
+    #[test]
     fn every_block_generates_with_ports() {
         for spec in BLOCKS.iter().filter(|b| {
             ![
@@ -1146,6 +1236,8 @@ mod tests {
                 "qp_timers",
                 "host_if",
                 "host_if_small",
+                "axi_arb",
+                "axil_bus",
             ]
             .contains(&b.name)
         }) {

@@ -23,7 +23,7 @@ pub mod tx;
 pub mod verilog;
 
 pub use crc::crc32;
-pub use host::{dma, host_if};
+pub use host::{axi_arb, axil_bus, dma, host_if};
 pub use mr::{mr_ctrl, mr_tlb};
 pub use nic::{fw_core, qp_events, roce_nic};
 pub use rx::{roce_rx, rx_prim};
