@@ -103,7 +103,14 @@ impl Regs for Recorder {
 struct QpRings {
     sq: SendQueue,
     rq: RecvQueue,
+    /// WQEs written since the last doorbell (rung once per cycle).
+    sq_dirty: bool,
+    rq_dirty: bool,
 }
+
+/// CQEs consumed before the host returns their slots (`db.cq_ci`); also
+/// whenever a poll finds the CQ empty.
+pub const CQ_CI_EVERY: u32 = 32;
 
 /// The NIC and its host.
 pub struct Device {
@@ -128,6 +135,8 @@ pub struct Device {
     ring_pa: u64,
     qps: HashMap<u32, QpRings>,
     cqs: HashMap<u32, CompletionQueue>,
+    /// The consumer index last written to each CQ's `cq_ci`.
+    cq_rung: HashMap<u32, u32>,
     errors: Vec<String>,
     // Frames.
     rx_q: VecDeque<(u64, Vec<u8>)>,
@@ -166,6 +175,7 @@ impl Device {
             ring_pa: RING_BASE,
             qps: HashMap::new(),
             cqs: HashMap::new(),
+            cq_rung: HashMap::new(),
             errors: Vec::new(),
             rx_q: VecDeque::new(),
             rx_cur: None,
@@ -347,6 +357,8 @@ impl Device {
             QpRings {
                 sq: SendQueue::new(sq, sq_log),
                 rq: RecvQueue::new(rq, rq_log),
+                sq_dirty: false,
+                rq_dirty: false,
             },
         );
         self.op(Op::Write(hq::sq_base_lo::addr(qpn), sq as u32));
@@ -369,31 +381,66 @@ impl Device {
         ring::has_room(r.pi, r.ci, r.log_size)
     }
 
-    /// Write a send WQE into the ring and ring the doorbell. `Err` when the
-    /// ring is full (nothing written).
+    /// Write a send WQE into the ring; the doorbell rings at the next
+    /// step (once for all the WQEs posted meanwhile). `Err` when the ring
+    /// is full (nothing written).
     pub fn post_send(&mut self, qpn: u32, w: &SendWqe) -> Result<(), String> {
         let q = self.qps.get_mut(&qpn).ok_or(format!("QP {qpn} has no rings"))?;
         q.sq.post(&mut self.mem, w).map_err(|e| format!("QP {qpn} SQ: {e:?}"))?;
-        let pi = q.sq.ring.pi;
-        self.op(Op::Post(db::sq_pi::addr(qpn), pi));
+        q.sq_dirty = true;
         Ok(())
     }
 
-    /// Write a receive WQE into the ring and ring the doorbell.
+    /// Write a receive WQE into the ring; the doorbell as for sends.
     pub fn post_recv(&mut self, qpn: u32, w: &RecvWqe) -> Result<(), String> {
         let q = self.qps.get_mut(&qpn).ok_or(format!("QP {qpn} has no rings"))?;
         q.rq.post(&mut self.mem, w).map_err(|e| format!("QP {qpn} RQ: {e:?}"))?;
-        let pi = q.rq.ring.pi;
-        self.op(Op::Post(db::rq_pi::addr(qpn), pi));
+        q.rq_dirty = true;
         Ok(())
     }
 
-    /// The next CQE of `cqn`, if the NIC has written one; its slot is
-    /// returned to the NIC (`cq_ci`), and the ring it completes advances.
+    /// Ring the doorbells of the rings written since the last ones.
+    fn doorbells(&mut self) {
+        let mut qs: Vec<u32> = self
+            .qps
+            .iter()
+            .filter(|(_, q)| q.sq_dirty || q.rq_dirty)
+            .map(|(&n, _)| n)
+            .collect();
+        qs.sort_unstable();
+        for n in qs {
+            let q = self.qps.get_mut(&n).unwrap();
+            let (sq, rq) = (q.sq_dirty.then_some(q.sq.ring.pi), q.rq_dirty.then_some(q.rq.ring.pi));
+            q.sq_dirty = false;
+            q.rq_dirty = false;
+            if let Some(pi) = rq {
+                self.op(Op::Post(db::rq_pi::addr(n), pi));
+            }
+            if let Some(pi) = sq {
+                self.op(Op::Post(db::sq_pi::addr(n), pi));
+            }
+        }
+    }
+
+    /// The next CQE of `cqn`, if the NIC has written one; the ring it
+    /// completes advances. Slots go back to the NIC (`cq_ci`) every
+    /// [`CQ_CI_EVERY`] CQEs and when the CQ is found empty.
     pub fn poll_cq(&mut self, cqn: u32) -> Option<Cqe> {
-        let c = self.cqs.get_mut(&cqn)?.poll(&self.mem)?;
-        let ci = self.cqs[&cqn].ring.ci;
-        self.op(Op::Post(db::cq_ci::addr(cqn), ci));
+        let cq = self.cqs.get_mut(&cqn)?;
+        let Some(c) = cq.poll(&self.mem) else {
+            let ci = cq.ring.ci;
+            if self.cq_rung.get(&cqn) != Some(&ci) {
+                self.cq_rung.insert(cqn, ci);
+                self.op(Op::Post(db::cq_ci::addr(cqn), ci));
+            }
+            return None;
+        };
+        let ci = cq.ring.ci;
+        let rung = self.cq_rung.get(&cqn).copied().unwrap_or(0);
+        if ci.wrapping_sub(rung) & 0xFFFF >= CQ_CI_EVERY {
+            self.cq_rung.insert(cqn, ci);
+            self.op(Op::Post(db::cq_ci::addr(cqn), ci));
+        }
         if let Some(q) = self.qps.get_mut(&c.qpn) {
             let recv = WcOpcode::from_value(c.opcode as u32)
                 .is_some_and(|o| matches!(o, WcOpcode::Recv | WcOpcode::RecvRdmaWithImm));
@@ -473,6 +520,7 @@ impl Device {
 
     /// One clock cycle: the register script, host memory, frames.
     pub fn step(&mut self) {
+        self.doorbells();
         self.run_script();
         let d = &mut *self.d;
         self.mem.drive_write(d);
@@ -665,6 +713,8 @@ pub struct NicDev {
     backlog: HashMap<u32, VecDeque<SendWr>>,
     outstanding: HashMap<u32, usize>,
     rx_log: Option<Vec<(u64, Vec<u8>)>>,
+    /// The set-up script (station, CQs, MRs, QPs) has run.
+    up: bool,
 }
 
 impl NicDev {
@@ -681,6 +731,7 @@ impl NicDev {
             backlog: HashMap::new(),
             outstanding: HashMap::new(),
             rx_log: None,
+            up: false,
         })
     }
 
@@ -865,7 +916,7 @@ impl SimNic for NicDev {
     }
 
     fn ready(&self) -> bool {
-        self.dev.settled()
+        self.up
     }
 
     fn idle(&self) -> bool {
@@ -874,7 +925,7 @@ impl SimNic for NicDev {
 
     fn step(&mut self) {
         // Backlogged send WQEs into the rings once set up.
-        if self.dev.script.is_empty() && self.dev.cur.is_none() {
+        if self.up {
             let qs: Vec<u32> = self.backlog.keys().copied().collect();
             for q in qs {
                 while self.dev.sq_room(q) {
@@ -890,6 +941,9 @@ impl SimNic for NicDev {
         let log = self.rx_log.is_some();
         let cur = if log { self.dev.rx_cur.clone() } else { None };
         self.dev.step();
+        if !self.up && self.dev.settled() && self.lay.is_some() {
+            self.up = true;
+        }
         if log && before && self.dev.rx_cur.is_none() {
             if let Some((f, _)) = cur {
                 self.rx_log.as_mut().unwrap().push((self.dev.cycle, f));

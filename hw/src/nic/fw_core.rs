@@ -199,8 +199,9 @@ picorv32 #(
     .mem_rdata(mem_rdata),
     .mem_la_read(mem_la_read), .mem_la_write(mem_la_write),
     .mem_la_addr(mem_la_addr), .mem_la_wdata(mem_la_wdata), .mem_la_wstrb(mem_la_wstrb),
+    .pcpi_valid(), .pcpi_insn(), .pcpi_rs1(), .pcpi_rs2(),
     .pcpi_wr(1'b0), .pcpi_rd(32'h0), .pcpi_wait(1'b0), .pcpi_ready(1'b0),
-    .irq(32'h0)
+    .irq(32'h0), .eoi(), .trace_valid(), .trace_data()
 );
 
 wire is_ram = mem_addr < 32'd{ram_bytes};
