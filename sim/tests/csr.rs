@@ -577,14 +577,14 @@ fn cfg_outputs_follow_the_registers() {
     assert_eq!((b.dut.get_cfg_mac(), b.dut.get_cfg_gid()), (0, [0; 16]));
     // Random writes with random byte strobes to every cfg RW register
     // (edge values favoured), each checked once its B response is taken.
-    let rw: Vec<u32> = b
-        .r
-        .addrs()
-        .into_iter()
-        .filter(|&a| {
-            a >= cfg::BASE && a < cfg::BASE + cfg::BLOCK.size && b.r.words[&a].access == Access::RW
-        })
-        .collect();
+    let rw: Vec<u32> =
+        b.r.addrs()
+            .into_iter()
+            .filter(|&a| {
+                (cfg::BASE..cfg::BASE + cfg::BLOCK.size).contains(&a)
+                    && b.r.words[&a].access == Access::RW
+            })
+            .collect();
     for i in 0..600 {
         let a = rw[b.rng.below(rw.len() as u64) as usize];
         let v = match b.rng.below(5) {

@@ -1024,7 +1024,7 @@ impl Plan {
             ));
             // The datapath copies, one per read port (port 0's names as
             // in a one-port build).
-            for p in 0..ports {
+            for (p, words) in pack.iter_mut().enumerate().take(ports) {
                 let (pre, addr) = match p {
                     0 => (String::new(), "qp_rd_addr".to_string()),
                     p => (format!("p{p}_"), format!("qp_rd_addr_{p}")),
@@ -1050,7 +1050,7 @@ impl Plan {
                     )
                     .unwrap();
                 }
-                pack[p].push(format!("{pre}qd{k}"));
+                words.push(format!("{pre}qd{k}"));
             }
         }
         for (p, words) in pack.iter_mut().enumerate() {
