@@ -485,21 +485,35 @@ fn receive_half(width: usize, default_seed: u64) {
         let base = ((q as u64 & 2) << 31) | (0x1000_0000 + q as u64 * 0x10_0000);
         let cqn = cq_list[rng.below(cq_list.len() as u64) as usize].0;
         b.set_rq(q, base, log, cqn);
-        // (queue, CQ, held WQE: (index, wqe))
-        rqs.insert(q, (RecvQueue::new(base, log), cqn, None::<(u32, RecvWqe)>));
+        // (queue (its consumer index: the WQEs the NIC took), CQ, held
+        // WQE: (index, wqe), WQEs taken and not completed, WQEs completed:
+        // a slot is the host's again only once its WQE completed, as
+        // host_if reads the WQE's WR_ID again for its CQE)
+        rqs.insert(
+            q,
+            (
+                RecvQueue::new(base, log),
+                cqn,
+                None::<(u32, RecvWqe)>,
+                VecDeque::<(u32, RecvWqe)>::new(),
+                0u32,
+            ),
+        );
     }
     let mut id = 0u64;
     let (mut lookups, mut rnr, mut cqes_in, mut recreated) = (0, 0, 0, 0);
     for n in 0..4000 {
         let q = qps[rng.below(qps.len() as u64) as usize];
-        let (rq, cqn, held) = rqs.get_mut(&q).unwrap();
+        let (rq, cqn, held, popped, done) = rqs.get_mut(&q).unwrap();
         let cqn = *cqn;
         match rng.below(10) {
             // Post and ring.
             0 | 1 => {
                 for _ in 0..=rng.below(4) {
                     id += 1;
-                    if rq.post(&mut b.mem, &random_rwqe(&mut rng, id)).is_err() {
+                    if !ring::has_room(rq.ring.pi, *done, rq.ring.log_size)
+                        || rq.post(&mut b.mem, &random_rwqe(&mut rng, id)).is_err()
+                    {
                         break;
                     }
                 }
@@ -514,6 +528,7 @@ fn receive_half(width: usize, default_seed: u64) {
                     if let Some((i, w)) = h {
                         rq.pop();
                         *held = Some((i, w));
+                        popped.push_back((i, w));
                     } else {
                         rnr += 1;
                     }
@@ -535,9 +550,14 @@ fn receive_half(width: usize, default_seed: u64) {
                     );
                 }
             }
-            // A receive completion of the held WQE.
+            // A receive completion: of the oldest WQE popped and not
+            // completed (the responder completes them in order; several
+            // may be popped ahead, and the held one is the newest).
             5..=7 => {
-                let Some((idx, w)) = *held else { continue };
+                let Some((idx, w)) = popped.pop_front() else {
+                    continue;
+                };
+                *done = ring::next(*done);
                 let c = Rcqe {
                     qpn: q,
                     status: if rng.chance(700) {
@@ -583,7 +603,7 @@ fn receive_half(width: usize, default_seed: u64) {
         cqs.check(&mut b, c, "end");
     }
     // Every doorbell's receive WQEs reached `m_post_recv`, once.
-    for (q, (rq, _, _)) in &rqs {
+    for (q, (rq, _, _, _, _)) in &rqs {
         assert_eq!(
             b.posted.get(q).copied().unwrap_or(0),
             rq.ring.pi,

@@ -22,7 +22,11 @@
 //!   the RWQE at `rq_ci` (`dma_rd`) and answers SGE 0 on `m_rq_resp`
 //!   (`ok` = 0 when the ring is empty, the WQE has no SGE, or the read
 //!   failed); without `pop` it answers the held SGE. `s_rcqe` writes one
-//!   CQE (32 bytes, one `dma_wr` command) into the QP's receive CQ.
+//!   CQE (32 bytes, one `dma_wr` command) into the QP's receive CQ, for
+//!   the oldest WQE taken and not completed (`rq_cc`: the responder
+//!   completes receive WQEs in the order it took them, and may take
+//!   several first); its WR_ID is read again from the ring (one 32-byte
+//!   `dma_rd`), its index is the CQE's `WQE_INDEX`.
 //!   An `rq_pi` doorbell that moves the producer index by n > 0 (and is
 //!   not beyond the ring) offers `m_post_recv` (QPN, n): `resp_chk`'s
 //!   `POST_RECV` credits for its RNR decision. The offer is held until
@@ -103,6 +107,10 @@ pub struct QpRing {
     pub bad_wr_id: Bits<64>,
     pub rq_pi: Bits<16>,
     pub rq_ci: Bits<16>,
+    /// Receive WQEs completed: the next receive CQE completes WQE
+    /// `rq_cc` (the responder completes them in the order it took them,
+    /// and may take several before completing the first).
+    pub rq_cc: Bits<16>,
     pub rq_err: Bit,
     /// The receive WQE in use (popped last): its answer, index and wr_id.
     pub rq_ok: Bit,
@@ -156,6 +164,8 @@ enum St {
     RqCmd,
     RqDec,
     Rc,
+    RcCmd,
+    RcW,
     Sc,
     ScPost,
     Fetch,
@@ -1435,6 +1445,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                             self.qc.d.next.rq_err = false;
                             self.qc.d.next.rq_ok = false;
                             self.qc.d.next.rq_idx = 0.into();
+                            self.qc.d.next.rq_cc = 0.into();
                             self.wb_q.d.next = true;
                         }
                     } else if self.r_word.q.val() == self.w_sq_ci.val() {
@@ -1618,9 +1629,34 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             }
             // ---------------- Receive completion.
             St::Rc => {
+                // Read the completed WQE's WR_ID (WQE `rq_cc`).
+                self.raddr.d.next = self.qc.q.val().rq_base
+                    + (bit_cast::<64, 16>(self.qc.q.val().rq_cc & self.rq_mask.val())
+                        << self.rw_shift.val());
+                self.rlen.d.next = self.rwqe_len.val();
+                self.state.d.next = St::RcCmd;
+            }
+            St::RcCmd => {
+                self.dr.s_cmd_valid.next = true;
+                if self.dr.s_cmd_ready.val() {
+                    self.cap_err.d.next = false;
+                    self.capret.d.next = St::RcW;
+                    self.state.d.next = St::Cap;
+                }
+            }
+            St::RcW => {
+                self.qc.d.next.rq_cc = self.qc.q.val().rq_cc + 1;
+                self.wb_q.d.next = true;
                 self.k_qpn.d.next = self.i_qpn.q.val();
-                self.k_wr_id.d.next = self.qc.q.val().rq_wr_id;
-                self.k_idx.d.next = self.qc.q.val().rq_idx;
+                self.k_wr_id.d.next = self
+                    .cap
+                    .q
+                    .val()
+                    .get_bits::<64>(self.o_rw_wr_id.val().index());
+                if self.cap_err.q.val() {
+                    self.k_wr_id.d.next = 0.into();
+                }
+                self.k_idx.d.next = self.qc.q.val().rq_cc;
                 self.k_st.d.next = self.rst_tab.val().get_bits::<8>(self.st_idx.val().index());
                 self.k_sol.d.next = true;
                 self.k_cqn.d.next = self.qc.q.val().rq_cqn;
