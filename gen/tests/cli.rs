@@ -43,6 +43,39 @@ fn lint(files: &[PathBuf], top: &str) {
     }
 }
 
+/// Verilog a block needs beside its own: `roce_nic` instantiates
+/// PicoRV32, whose `picorv32.v` comes from `$ROCE_PICORV32_V` or the
+/// venv's `pythondata-cpu-picorv32` (scripts/setup), copied without its
+/// `timescale` into `dir`.
+fn beside(block: &str, dir: &Path) -> Vec<PathBuf> {
+    if block != "roce_nic" {
+        return Vec::new();
+    }
+    let src = match std::env::var_os("ROCE_PICORV32_V") {
+        Some(p) => PathBuf::from(p),
+        None => {
+            let py = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python");
+            let out = Command::new(&py)
+                .args([
+                    "-c",
+                    "import pythondata_cpu_picorv32 as p; print(p.data_location)",
+                ])
+                .output()
+                .unwrap_or_else(|e| panic!("{}: {e} (run scripts/setup)", py.display()));
+            assert!(out.status.success(), "pythondata-cpu-picorv32: run scripts/setup");
+            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("picorv32.v")
+        }
+    };
+    let text = std::fs::read_to_string(&src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+    let v = dir.join("picorv32.v");
+    let body: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("`timescale"))
+        .collect();
+    std::fs::write(&v, body.join("\n")).unwrap();
+    vec![v]
+}
+
 #[test]
 fn every_block_and_width_lints_clean() {
     for b in BLOCKS {
@@ -69,8 +102,9 @@ fn every_block_and_width_lints_clean() {
             let manifest = std::fs::read_to_string(dir.join(format!("{top}.json"))).unwrap();
             assert!(manifest.contains(&format!("\"top\": \"{top}\"")));
             assert!(manifest.contains(&format!("\"W\": {w}")));
-            lint(std::slice::from_ref(&v), &top);
-            lint(&[shell, v], &format!("{top}_shell"));
+            let extra = beside(b.name, &dir);
+            lint(&[vec![v.clone()], extra.clone()].concat(), &top);
+            lint(&[vec![shell, v], extra].concat(), &format!("{top}_shell"));
         }
     }
 }

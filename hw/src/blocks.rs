@@ -8,7 +8,6 @@ use crate::crc32::Crc32;
 use crate::csr::{CsrDefault, CsrSmall, QpStore};
 use crate::dma::{DmaRd, DmaWr, RD_BUF_BEATS, RD_OUTSTANDING, WR_OUTSTANDING};
 use crate::host_if::HostIf;
-use crate::roce_nic::{RoceNic512, RoceNic64};
 use crate::mr_ctrl::{MrCtrlDefault, MrCtrlSmall};
 use crate::mr_tlb::{MrTlbDefault, MrTlbSmall};
 use crate::qp_timers::{QpTimersDefault, QpTimersSmall, DEFAULT_TICK, SMALL_TICK};
@@ -27,6 +26,7 @@ use crate::resp_top::{
 use crate::retx_buf::{
     RetxBuf128, RetxBuf256, RetxBuf512, RetxBuf64, RetxBufSmall512, RetxBufSmall64,
 };
+use crate::roce_nic::{RoceNic512, RoceNic64};
 use crate::roce_rx::RoceRx;
 use crate::roce_tx::RoceTx;
 use crate::stream::SUPPORTED_WIDTHS;

@@ -169,8 +169,12 @@ macro_rules! dut {
                 self.get_m_qp_err_valid().then(|| self.get_m_qp_err_qpn())
             }
             fn post_recv(&self) -> Option<(u32, u32)> {
-                self.get_m_post_recv_valid()
-                    .then(|| (self.get_m_post_recv_qpn(), self.get_m_post_recv_count() as u32))
+                self.get_m_post_recv_valid().then(|| {
+                    (
+                        self.get_m_post_recv_qpn(),
+                        self.get_m_post_recv_count() as u32,
+                    )
+                })
             }
             fn set_post_recv_ready(&mut self, v: bool) {
                 self.set_m_post_recv_ready(v)

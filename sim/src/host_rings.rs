@@ -315,8 +315,18 @@ pub fn swqe_to_wr(codes: &Codes, qpn: u32, w: &SendWqe) -> Result<WorkRequest, W
         rva: w.remote_addr,
         rkey: w.rkey,
         imm: w.imm_inv,
-        swap: w.swap,
-        compare: w.compare_add,
+        // ibverbs' `compare_add` is FETCH & ADD's addend; the transport
+        // (and the AtomicETH) carry it in the swap/add field.
+        swap: if op == code(codes, "OP_FETCH_ADD") {
+            w.compare_add
+        } else {
+            w.swap
+        },
+        compare: if op == code(codes, "OP_FETCH_ADD") {
+            0
+        } else {
+            w.compare_add
+        },
     })
 }
 

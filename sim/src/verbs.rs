@@ -24,7 +24,6 @@
 use crate::axi_mem::{AxiMem, AxiMemTiming};
 use crate::axil::{AxilMaster, Done, Timing, OKAY};
 use crate::host_rings::{CompletionQueue, RecvQueue, SendQueue};
-use crate::model::Model;
 use crate::models::RoceNicW64 as Dut;
 use crate::nic::{Cqe as RunCqe, Layout, QpSetup, RecvWr, Region, SendWr, SimNic, Station, Verb};
 use crate::nic::{PD, REGIONS};
@@ -144,7 +143,6 @@ pub struct Device {
     tx_cur: Vec<u8>,
     tx_first: u64,
     tx_out: VecDeque<(u64, Vec<u8>)>,
-    trace: bool,
 }
 
 /// Where rings live in host physical memory (below the run's regions).
@@ -159,7 +157,10 @@ impl Device {
         }
         let words = crate::param(Dut::PARAMS, "FW_RAM_WORDS") as usize;
         if image.len() > 4 * words {
-            return Err(format!("firmware image of {} bytes exceeds the RAM", image.len()));
+            return Err(format!(
+                "firmware image of {} bytes exceeds the RAM",
+                image.len()
+            ));
         }
         let mut dev = Device {
             d: Box::new(Dut::new()),
@@ -182,7 +183,6 @@ impl Device {
             tx_cur: Vec::new(),
             tx_first: 0,
             tx_out: VecDeque::new(),
-            trace: false,
         };
         let d = &mut dev.d;
         d.set_reset(true);
@@ -344,7 +344,10 @@ impl Device {
         self.cqs.insert(cqn, cq);
         self.op(Op::Write(hq::cq_base_lo::addr(cqn), base as u32));
         self.op(Op::Write(hq::cq_base_hi::addr(cqn), (base >> 32) as u32));
-        self.op(Op::Write(hq::cq_cfg::addr(cqn), hq::cq_cfg::LOG_SIZE.val(log)));
+        self.op(Op::Write(
+            hq::cq_cfg::addr(cqn),
+            hq::cq_cfg::LOG_SIZE.val(log),
+        ));
     }
 
     /// A QP's rings: `2^sq_log` send and `2^rq_log` receive WQEs,
@@ -385,16 +388,24 @@ impl Device {
     /// step (once for all the WQEs posted meanwhile). `Err` when the ring
     /// is full (nothing written).
     pub fn post_send(&mut self, qpn: u32, w: &SendWqe) -> Result<(), String> {
-        let q = self.qps.get_mut(&qpn).ok_or(format!("QP {qpn} has no rings"))?;
-        q.sq.post(&mut self.mem, w).map_err(|e| format!("QP {qpn} SQ: {e:?}"))?;
+        let q = self
+            .qps
+            .get_mut(&qpn)
+            .ok_or(format!("QP {qpn} has no rings"))?;
+        q.sq.post(&mut self.mem, w)
+            .map_err(|e| format!("QP {qpn} SQ: {e:?}"))?;
         q.sq_dirty = true;
         Ok(())
     }
 
     /// Write a receive WQE into the ring; the doorbell as for sends.
     pub fn post_recv(&mut self, qpn: u32, w: &RecvWqe) -> Result<(), String> {
-        let q = self.qps.get_mut(&qpn).ok_or(format!("QP {qpn} has no rings"))?;
-        q.rq.post(&mut self.mem, w).map_err(|e| format!("QP {qpn} RQ: {e:?}"))?;
+        let q = self
+            .qps
+            .get_mut(&qpn)
+            .ok_or(format!("QP {qpn} has no rings"))?;
+        q.rq.post(&mut self.mem, w)
+            .map_err(|e| format!("QP {qpn} RQ: {e:?}"))?;
         q.rq_dirty = true;
         Ok(())
     }
@@ -410,7 +421,10 @@ impl Device {
         qs.sort_unstable();
         for n in qs {
             let q = self.qps.get_mut(&n).unwrap();
-            let (sq, rq) = (q.sq_dirty.then_some(q.sq.ring.pi), q.rq_dirty.then_some(q.rq.ring.pi));
+            let (sq, rq) = (
+                q.sq_dirty.then_some(q.sq.ring.pi),
+                q.rq_dirty.then_some(q.rq.ring.pi),
+            );
             q.sq_dirty = false;
             q.rq_dirty = false;
             if let Some(pi) = rq {
@@ -510,7 +524,11 @@ impl Device {
         }
         self.mbox_seq = (self.mbox_seq + 1) & mbox::status::SEQ.max();
         let st = self.read_reg(mbox::status::ADDR);
-        assert_eq!(mbox::status::SEQ.get(st), self.mbox_seq, "the firmware answered");
+        assert_eq!(
+            mbox::status::SEQ.get(st),
+            self.mbox_seq,
+            "the firmware answered"
+        );
         ResultCode::from_value(mbox::status::RESULT.get(st)).expect("a known result code")
     }
 
@@ -532,7 +550,11 @@ impl Device {
         }
         let beat = self.rx_cur.as_ref().map(|(f, i)| {
             let c = &f[i * 8..(i * 8 + 8).min(f.len())];
-            (crate::axis::le_u64(c), (1u32 << c.len()) - 1, (i + 1) * 8 >= f.len())
+            (
+                crate::axis::le_u64(c),
+                (1u32 << c.len()) - 1,
+                (i + 1) * 8 >= f.len(),
+            )
         });
         d.set_s_axis_tvalid(beat.is_some());
         if let Some((data, keep, last)) = beat {
@@ -568,13 +590,27 @@ impl Device {
         }
         for (v, q, who) in [
             (d.get_m_req_err_valid(), d.get_m_req_err_qpn(), "requester"),
-            (d.get_m_rsp_err_valid(), d.get_m_rsp_err_qpn(), "responder checks"),
-            (d.get_m_exec_err_valid(), d.get_m_exec_err_qpn(), "responder executor"),
-            (d.get_m_qp_err_valid(), d.get_m_qp_err_qpn(), "host_if (bad doorbell or WQE)"),
+            (
+                d.get_m_rsp_err_valid(),
+                d.get_m_rsp_err_qpn(),
+                "responder checks",
+            ),
+            (
+                d.get_m_exec_err_valid(),
+                d.get_m_exec_err_qpn(),
+                "responder executor",
+            ),
+            (
+                d.get_m_qp_err_valid(),
+                d.get_m_qp_err_qpn(),
+                "host_if (bad doorbell or WQE)",
+            ),
         ] {
             if v {
-                self.errors
-                    .push(format!("cycle {}: QP {q} to Error by the {who}", self.cycle));
+                self.errors.push(format!(
+                    "cycle {}: QP {q} to Error by the {who}",
+                    self.cycle
+                ));
             }
         }
         if d.get_fw_trap() || d.get_fw_bus_error() {
@@ -609,12 +645,14 @@ impl Device {
             if let Some(i) = self.posted.iter().position(|&t| t == tag) {
                 self.posted.remove(i);
                 if resp != OKAY {
-                    self.errors.push(format!("a doorbell write answered {resp}"));
+                    self.errors
+                        .push(format!("a doorbell write answered {resp}"));
                 }
                 continue;
             }
             let Some((op, Some(t), n, _)) = self.cur.as_mut() else {
-                self.errors.push(format!("a response to no request (tag {tag})"));
+                self.errors
+                    .push(format!("a response to no request (tag {tag})"));
                 continue;
             };
             assert_eq!(*t, tag, "responses in order");
@@ -718,7 +756,12 @@ pub struct NicDev {
 }
 
 impl NicDev {
-    pub fn new(name: String, seed: u64, station: Station, mem: AxiMemTiming) -> Result<NicDev, String> {
+    pub fn new(
+        name: String,
+        seed: u64,
+        station: Station,
+        mem: AxiMemTiming,
+    ) -> Result<NicDev, String> {
         let mut dev = Device::open(seed, mem)?;
         dev.set_station(station);
         dev.create_cq(SEND_CQ, CQ_LOG);
@@ -812,8 +855,7 @@ impl SimNic for NicDev {
             pd: PD as u32,
         };
         for (what, req) in up.requests() {
-            self.dev
-                .modify_qp(&req, &format!("QP {} to {what}", s.qpn));
+            self.dev.modify_qp(&req, &format!("QP {} to {what}", s.qpn));
         }
         self.backlog.insert(s.qpn, VecDeque::new());
         self.outstanding.insert(s.qpn, 0);
@@ -866,7 +908,10 @@ impl SimNic for NicDev {
 
     fn post_send(&mut self, wr: SendWr) {
         *self.outstanding.get_mut(&wr.qpn).expect("created") += 1;
-        self.backlog.get_mut(&wr.qpn).expect("created").push_back(wr);
+        self.backlog
+            .get_mut(&wr.qpn)
+            .expect("created")
+            .push_back(wr);
     }
 
     fn post_recv(&mut self, qpn: u32, wr: RecvWr) {

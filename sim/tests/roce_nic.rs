@@ -32,7 +32,10 @@ fn settle(d: &mut Device, max: u64) {
         }
         d.step();
     }
-    panic!("the register script did not finish in {max} cycles: {:?}", d.errors());
+    panic!(
+        "the register script did not finish in {max} cycles: {:?}",
+        d.errors()
+    );
 }
 
 fn bring_up(qpn: u32) -> roce_sim::fw::BringUp {
@@ -69,9 +72,19 @@ fn firmware_brings_a_qp_up_and_refuses_an_illegal_transition() {
     settle(&mut d, 2_000_000);
     assert!(d.errors().is_empty(), "{:?}", d.errors());
     let st = d.read_reg(qp::state::addr(5));
-    assert_eq!(qp::state::STATE.get(st), QpState::Rts.value(), "QP 5 in RTS");
-    assert_eq!(qp::sq_psn::PSN.get(d.read_reg(qp::sq_psn::addr(5))), 0xFF_FFF0);
-    assert_eq!(qp::rq_psn::PSN.get(d.read_reg(qp::rq_psn::addr(5))), 0x12_3456);
+    assert_eq!(
+        qp::state::STATE.get(st),
+        QpState::Rts.value(),
+        "QP 5 in RTS"
+    );
+    assert_eq!(
+        qp::sq_psn::PSN.get(d.read_reg(qp::sq_psn::addr(5))),
+        0xFF_FFF0
+    );
+    assert_eq!(
+        qp::rq_psn::PSN.get(d.read_reg(qp::rq_psn::addr(5))),
+        0x12_3456
+    );
     // RTS → Init is not a transition IBTA allows: refused, nothing written.
     let mut bad = bring_up(5).requests()[0].1;
     bad.mask = roce_regs::AttrMask::State.value();
@@ -125,8 +138,24 @@ fn whole_nic_against_the_model() {
     for (a, b) in [("nic", "model"), ("model", "nic")] {
         let j = json_of(
             &[
-                "--a", a, "--b", b, "--test", "mixed", "--size", "3000", "--iters", "50",
-                "--qps", "2", "--drop", "1", "--dup", "1", "--reorder", "1",
+                "--a",
+                a,
+                "--b",
+                b,
+                "--test",
+                "mixed",
+                "--size",
+                "3000",
+                "--iters",
+                "50",
+                "--qps",
+                "2",
+                "--drop",
+                "1",
+                "--dup",
+                "1",
+                "--reorder",
+                "1",
             ],
             &format!("nic_vs_{a}_{b}.json"),
         );
@@ -182,7 +211,9 @@ fn bad_wqe_and_bad_doorbell_stop_the_queue() {
     assert_eq!(c.status, WcStatus::LocQpOpErr.value() as u8);
     settle(&mut d, 10_000);
     assert!(
-        d.errors().iter().any(|e| e.contains("QP 3 to Error by the host_if")),
+        d.errors()
+            .iter()
+            .any(|e| e.contains("QP 3 to Error by the host_if")),
         "{:?}",
         d.errors()
     );
@@ -192,7 +223,70 @@ fn bad_wqe_and_bad_doorbell_stop_the_queue() {
     for _ in 0..2000 {
         d.step();
     }
-    assert!(d.errors()[before..].iter().any(|e| e.contains("QP 3 to Error")));
-    assert!(d.mem.written().all(|(pa, _)| pa >= 0x1_0000_0000 && pa < 0x2_0000_0000),
-        "only the rings were written");
+    assert!(d.errors()[before..]
+        .iter()
+        .any(|e| e.contains("QP 3 to Error")));
+    assert!(
+        d.mem
+            .written()
+            .all(|(pa, _)| (0x1_0000_0000..0x2_0000_0000).contains(&pa)),
+        "only the rings were written"
+    );
+}
+
+/// Doorbell to the first beat on the wire, the NIC's own share: memory
+/// answering at once (`AxiMemTiming::FAST`), an idle NIC, an 8-byte SEND.
+/// Counted from the cycle the host's AXI4-Lite doorbell write is issued.
+#[test]
+fn doorbell_to_wire_latency() {
+    use roce_wire::mr::{Access, Region, KEY_INDEX_SHIFT};
+    let mut d = Device::open(11, AxiMemTiming::FAST).expect("open");
+    d.set_station(A);
+    d.create_cq(0, 4);
+    d.create_qp(4, 4, 4, 0, 0);
+    let key = (1 << KEY_INDEX_SHIFT) | 0x42;
+    let region = Region {
+        pd: roce_sim::nic::PD,
+        access: Access::ALL,
+        base: 0x7000_1000,
+        length: 4096,
+        page_shift: 12,
+        pt_base: 0,
+    };
+    d.reg_mr(key, &region, &[0x5000_0000]);
+    for (what, req) in bring_up(4).requests() {
+        d.modify_qp(&req, what);
+    }
+    settle(&mut d, 2_000_000);
+    assert!(d.errors().is_empty(), "{:?}", d.errors());
+    let mut lat = Vec::new();
+    for i in 0..8u64 {
+        let mut w = send_wqe(2, i); // WrOpcode::Send
+        if let Payload::Sgl { sge, .. } = &mut w.payload {
+            sge[0] = Sge {
+                addr: 0x7000_1000 + 8 * i,
+                length: 8,
+                lkey: key,
+            };
+        }
+        d.post_send(4, &w).unwrap();
+        let t0 = d.cycle();
+        let first = loop {
+            d.step();
+            if let Some((first, f)) = d.pop_tx() {
+                assert!(roce_wire::Frame::parse(&f).is_ok(), "a valid frame");
+                break first;
+            }
+            assert!(d.cycle() - t0 < 10_000, "no frame for the SEND");
+        };
+        lat.push(first - t0);
+        // Let the (unanswered) request's retries not matter: reset the
+        // QP's send side by moving on; each SEND is measured from idle.
+        for _ in 0..200 {
+            d.step();
+        }
+    }
+    println!("doorbell → first beat on the wire, 8-byte SEND: {lat:?} cycles");
+    let min = *lat.iter().min().unwrap();
+    assert!(min > 0 && min < 200, "latency {min}");
 }

@@ -579,6 +579,8 @@ pub struct HostIf<const W: usize, const K: usize, const Q: usize, const NQ: usiz
     o_sw_raddr: Constant<Bits<16>>,
     o_sw_rkey: Constant<Bits<16>>,
     o_sw_cmp: Constant<Bits<16>>,
+    /// `OP_FETCH_ADD`.
+    op_fa: Constant<Bits<3>>,
     o_sw_swap: Constant<Bits<16>>,
     o_sw_sge_addr: Constant<Bits<16>>,
     o_sw_sge_len: Constant<Bits<16>>,
@@ -919,6 +921,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             o_sw_raddr: o(sw_base, swqe::REMOTE_ADDR),
             o_sw_rkey: o(sw_base, swqe::RKEY),
             o_sw_cmp: o(sw_base, swqe::COMPARE_ADD),
+            op_fa: Constant::new(OP_FETCH_ADD.into()),
             o_sw_swap: o(sw_base, swqe::SWAP),
             o_sw_sge_addr: o(sw_base, swqe::SGE_ADDR),
             o_sw_sge_len: o(sw_base, swqe::SGE_LENGTH),
@@ -1812,6 +1815,13 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                     .q
                     .val()
                     .get_bits::<64>(self.o_sw_swap.val().index());
+                // ibverbs' `compare_add` is FETCH & ADD's addend: the
+                // transport carries it in the swap/add field.
+                if self.op_ent.val().get_bits::<3>(0) == self.op_fa.val() {
+                    self.ow.d.next.swap =
+                        self.cap.q.val().get_bits::<64>(self.o_sw_cmp.val().index());
+                    self.ow.d.next.compare = 0.into();
+                }
                 self.ow.d.next.lva = 0.into();
                 self.ow.d.next.len = 0.into();
                 self.ow.d.next.lkey = 0.into();

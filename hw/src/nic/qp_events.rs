@@ -210,11 +210,12 @@ impl<const Q: usize> Logic for QpEvents<Q> {
         self.req_q.reset.next = self.reset.val();
 
         // ---- Stage 1: a write of qp.state; read the previous state.
-        self.is_state.next = self.ctx_wr_valid.val() & (self.ctx_wr_offset.val() == self.st_off.val());
+        self.is_state.next =
+            self.ctx_wr_valid.val() & (self.ctx_wr_offset.val() == self.st_off.val());
         self.s1_v.d.next = self.is_state.val() & !self.clearing.q.val();
         self.s1_qpn.d.next = self.ctx_wr_qpn.val();
-        self.s1_new.d.next =
-            bit_cast::<ST_BITS, 32>(self.ctx_wr_data.val() >> self.st_lsb.val()) & self.st_mask.val();
+        self.s1_new.d.next = bit_cast::<ST_BITS, 32>(self.ctx_wr_data.val() >> self.st_lsb.val())
+            & self.st_mask.val();
         self.prev.read_enable.next = true;
         self.prev.read_address.next = self.ctx_wr_qpn.val();
         self.fwd_v.d.next = self.s1_v.q.val() & (self.s1_qpn.q.val() == self.ctx_wr_qpn.val());
@@ -297,8 +298,7 @@ impl<const Q: usize> Logic for QpEvents<Q> {
         self.req_q.write.next = self.req_v.val();
         self.req_q.data_in.next.kind = self.req_kind.val();
         self.req_q.data_in.next.qpn = bit_cast::<24, Q>(self.s1_qpn.q.val());
-        if (self.rsp_v.val() & self.rsp_q.full.val()) | (self.req_v.val() & self.req_q.full.val())
-        {
+        if (self.rsp_v.val() & self.rsp_q.full.val()) | (self.req_v.val() & self.req_q.full.val()) {
             self.lost.d.next = self.lost.q.val() + 1;
         }
         if self.reset.val() {

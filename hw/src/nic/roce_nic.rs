@@ -34,8 +34,8 @@
 
 use crate::csr::{Csr, ADDR_BITS, COUNTER_IN_BITS, CTX_OFFSET_BITS, MR_COUNTER_BITS};
 use crate::host::axi_arb::AxiArb2;
-use crate::host_if::HostIf;
 use crate::host::axil_bus::AxilBus;
+use crate::host_if::HostIf;
 use crate::nic::fw_core::FwCore;
 use crate::nic::qp_events::{QpEvents, OFFSET_BITS};
 use crate::rc_transport::RcTransport;
@@ -655,7 +655,8 @@ impl<
         // ---- QP events: state changes and receive credits.
         self.ev.ctx_wr_valid.next = self.csr.m_ctx_wr_valid.val();
         self.ev.ctx_wr_qpn.next = self.csr.m_ctx_wr_qpn.val();
-        self.ev.ctx_wr_offset.next = bit_cast::<OFFSET_BITS, CTX_OFFSET_BITS>(self.csr.m_ctx_wr_offset.val());
+        self.ev.ctx_wr_offset.next =
+            bit_cast::<OFFSET_BITS, CTX_OFFSET_BITS>(self.csr.m_ctx_wr_offset.val());
         self.ev.ctx_wr_data.next = self.csr.m_ctx_wr_data.val();
         self.ev.s_post_recv_valid.next = self.hif.m_post_recv_valid.val();
         self.hif.m_post_recv_ready.next = self.ev.s_post_recv_ready.val();
@@ -733,9 +734,39 @@ impl<
 
         // ---- Counters: the csr block's lanes (`roce_regs::Counter`
         // order, checked by a test below) and MR lanes (`MrCounter`).
-        self.lanes.next = ((((((((((((((((((bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rsp_drop_qpn.val() + self.tr.cnt_rsp_drop_state.val())) << self.c32.val()) | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_bad_icrc.val())) << self.c32.val()) | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_bad_padcnt.val())) << self.c32.val()) | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_unknown_opcode.val())) << self.c32.val()) | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_bad_tver.val())) << self.c32.val()) | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_bad_length.val())) << self.c32.val()) | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_ip_options.val())) << self.c32.val()) | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_bad_ip_checksum.val())) << self.c32.val()) | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_truncated.val())) << self.c32.val()) | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_not_roce.val());
+        self.lanes.next = ((((((((((((((((((bit_cast::<COUNTER_IN_BITS, 32>(
+            self.tr.cnt_rsp_drop_qpn.val() + self.tr.cnt_rsp_drop_state.val(),
+        )) << self.c32.val())
+            | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_bad_icrc.val()))
+            << self.c32.val())
+            | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_bad_padcnt.val()))
+            << self.c32.val())
+            | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_unknown_opcode.val()))
+            << self.c32.val())
+            | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_bad_tver.val()))
+            << self.c32.val())
+            | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_bad_length.val()))
+            << self.c32.val())
+            | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_ip_options.val()))
+            << self.c32.val())
+            | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_bad_ip_checksum.val()))
+            << self.c32.val())
+            | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_truncated.val()))
+            << self.c32.val())
+            | bit_cast::<COUNTER_IN_BITS, 32>(self.tr.cnt_rx_not_roce.val());
         self.csr.counters.next = self.lanes.val();
-        self.mr_lanes.next = ((((((((((bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_tlb_miss.val())) << self.c32.val()) | bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_out_of_bounds.val())) << self.c32.val()) | bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_access_denied.val())) << self.c32.val()) | bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_pd_mismatch.val())) << self.c32.val()) | bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_invalidated_key.val())) << self.c32.val()) | bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_bad_key.val());
+        self.mr_lanes.next =
+            ((((((((((bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_tlb_miss.val()))
+                << self.c32.val())
+                | bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_out_of_bounds.val()))
+                << self.c32.val())
+                | bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_access_denied.val()))
+                << self.c32.val())
+                | bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_pd_mismatch.val()))
+                << self.c32.val())
+                | bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_invalidated_key.val()))
+                << self.c32.val())
+                | bit_cast::<MR_COUNTER_BITS, 32>(self.tr.cnt_mr_bad_key.val());
         self.csr.mr_counters.next = self.mr_lanes.val();
         self.cnt_cq_overrun.next = self.hif.cnt_cq_overrun.val();
         self.cnt_rx_not_roce.next = self.tr.cnt_rx_not_roce.val();
@@ -817,9 +848,26 @@ mod tests {
 
     /// The `roce_rx` counters wired to the csr block's lanes 0.., in
     /// `update`'s order, then `unknown-qpn`; `bad-pkey` is 0.
-    const RX_LANES: [&str; 9] = ["not_roce", "truncated", "bad_ip_checksum", "ip_options", "bad_length", "bad_tver", "unknown_opcode", "bad_padcnt", "bad_icrc"];
+    const RX_LANES: [&str; 9] = [
+        "not_roce",
+        "truncated",
+        "bad_ip_checksum",
+        "ip_options",
+        "bad_length",
+        "bad_tver",
+        "unknown_opcode",
+        "bad_padcnt",
+        "bad_icrc",
+    ];
     /// The `mr_tlb` counters wired to the MR lanes.
-    const MR_LANES: [&str; 6] = ["bad_key", "invalidated_key", "pd_mismatch", "access_denied", "out_of_bounds", "tlb_miss"];
+    const MR_LANES: [&str; 6] = [
+        "bad_key",
+        "invalidated_key",
+        "pd_mismatch",
+        "access_denied",
+        "out_of_bounds",
+        "tlb_miss",
+    ];
 
     #[test]
     fn counter_lanes_follow_the_map() {
@@ -832,7 +880,11 @@ mod tests {
         assert_eq!(Counter::COUNT as usize, RX_LANES.len() + 3);
         for (i, n) in MR_LANES.iter().enumerate() {
             let c = MrCounter::ALL[i];
-            assert_eq!(c.name().trim_start_matches("mr-").replace('-', "_"), *n, "MR lane {i}");
+            assert_eq!(
+                c.name().trim_start_matches("mr-").replace('-', "_"),
+                *n,
+                "MR lane {i}"
+            );
         }
         assert_eq!(MrCounter::COUNT as usize, MR_LANES.len());
     }
