@@ -748,10 +748,10 @@ fn axi_arb<const W: usize, const K: usize>() -> (String, Option<usize>) {
     (emit(AxiArb2::<W, K>::new()), None)
 }
 
-/// `axil_bus` Verilog and parameters: the address width and the host_if
-/// ranges.
+/// `axil_bus` Verilog and parameters: the data width (the catalogue's
+/// width, 32), the address width and the host_if ranges.
 fn axil_bus() -> (String, Option<usize>, Vec<(&'static str, u64)>) {
-    let mut params = vec![("ADDR_BITS", crate::csr::ADDR_BITS as u64)];
+    let mut params = vec![("W", 32), ("ADDR_BITS", crate::csr::ADDR_BITS as u64)];
     let names = [("DB_BASE", "DB_SIZE"), ("HQ_BASE", "HQ_SIZE")];
     for (b, (base, size)) in roce_regs::HOST_BLOCKS.iter().zip(names) {
         params.push((base, b.base as u64));
