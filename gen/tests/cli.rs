@@ -62,7 +62,10 @@ fn beside(block: &str, dir: &Path) -> Vec<PathBuf> {
                 ])
                 .output()
                 .unwrap_or_else(|e| panic!("{}: {e} (run scripts/setup)", py.display()));
-            assert!(out.status.success(), "pythondata-cpu-picorv32: run scripts/setup");
+            assert!(
+                out.status.success(),
+                "pythondata-cpu-picorv32: run scripts/setup"
+            );
             PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("picorv32.v")
         }
     };
