@@ -105,6 +105,7 @@ macro_rules! dut {
                     wr_id: self.get_m_wqe_wr_id(),
                     lkey: self.get_m_wqe_lkey(),
                     lva: self.get_m_wqe_lva(),
+                    phys: self.get_m_wqe_phys(),
                     len: self.get_m_wqe_len(),
                     rva: self.get_m_wqe_rva(),
                     rkey: self.get_m_wqe_rkey(),

@@ -9,8 +9,8 @@
 
 use crate::axi_mem::AxiMem;
 use roce_regs::queue::{
-    cqe, ring, Cqe, Payload, RecvWqe, SendFlag, SendWqe, WcFlag, WcOpcode, WcStatus, WrOpcode,
-    CQE_SIZE, RWQE_SIZE, SWQE_SIZE,
+    cqe, ring, swqe, Cqe, Payload, RecvWqe, SendFlag, SendWqe, Sge, WcFlag, WcOpcode, WcStatus,
+    WrOpcode, CQE_SIZE, MAX_INLINE, RWQE_SIZE, SWQE_SIZE,
 };
 
 /// A ring in host memory: `2^log_size` entries of `entry` bytes at `base`.
@@ -243,6 +243,9 @@ pub struct WorkRequest {
     pub wr_id: u64,
     pub lkey: u32,
     pub lva: u64,
+    /// `lva` is a host physical address, read without an MR check: an
+    /// inline WQE's data in its send-queue slot.
+    pub phys: bool,
     pub len: u32,
     pub rva: u64,
     pub rkey: u32,
@@ -288,18 +291,36 @@ pub fn wr_op(codes: &Codes, opcode: u8) -> Option<u64> {
     ))
 }
 
-/// The work request `host_if` makes of send WQE `w` of QP `qpn`, or the
-/// error status it completes the WQE with instead (one SGE at most, no
-/// inline data, a known opcode). `signaled` is always set: every WQE
-/// completes to `host_if`, which writes a CQE only when the host asked for
-/// one (`SendFlag::Signaled`) or the status is an error.
-pub fn swqe_to_wr(codes: &Codes, qpn: u32, w: &SendWqe) -> Result<WorkRequest, WcStatus> {
+/// The work request `host_if` makes of send WQE `w` of QP `qpn`, held in
+/// host memory at `slot`, or the error status it completes the WQE with
+/// instead (a known opcode; one SGE at most, or inline data of a SEND or
+/// WRITE within `MAX_INLINE`). Inline data is read where it is, in the
+/// slot (`phys`): the host reuses a slot only after its WQE completed.
+/// `signaled` is always set: every WQE completes to `host_if`, which
+/// writes a CQE only when the host asked for one (`SendFlag::Signaled`) or
+/// the status is an error.
+pub fn swqe_to_wr(
+    codes: &Codes,
+    qpn: u32,
+    w: &SendWqe,
+    slot: u64,
+) -> Result<WorkRequest, WcStatus> {
     let op = wr_op(codes, w.opcode).ok_or(WcStatus::LocQpOpErr)?;
-    let sge = match &w.payload {
-        Payload::Inline { .. } => return Err(WcStatus::LocQpOpErr),
+    let (sge, phys) = match &w.payload {
+        Payload::Inline { len, .. } => {
+            if op >= code(codes, "OP_READ") || u32::from(*len) > MAX_INLINE {
+                return Err(WcStatus::LocQpOpErr);
+            }
+            let data = Sge {
+                addr: slot + swqe::INLINE_DATA.offset as u64,
+                length: u32::from(*len),
+                lkey: 0,
+            };
+            (data, true)
+        }
         Payload::Sgl { num, .. } if *num > 1 => return Err(WcStatus::LocQpOpErr),
         Payload::Sgl { num: 0, .. } => Default::default(),
-        Payload::Sgl { sge, .. } => sge[0],
+        Payload::Sgl { sge, .. } => (sge[0], false),
     };
     let f = |flag: SendFlag| w.flags & flag.value() as u8 != 0;
     Ok(WorkRequest {
@@ -311,6 +332,7 @@ pub fn swqe_to_wr(codes: &Codes, qpn: u32, w: &SendWqe) -> Result<WorkRequest, W
         wr_id: w.wr_id,
         lkey: sge.lkey,
         lva: sge.addr,
+        phys,
         len: sge.length,
         rva: w.remote_addr,
         rkey: w.rkey,

@@ -227,6 +227,10 @@ pub struct SendWr {
     pub swap: u64,
     /// Compare value (CMP & SWAP).
     pub compare: u64,
+    /// A SEND or WRITE whose payload goes inline in the WQE (at most
+    /// `roce_regs::queue::MAX_INLINE` bytes, copied at posting). NICs
+    /// without a host interface read it from `lva` as usual.
+    pub inline: bool,
 }
 
 /// A receive work request with one SGE (in `Region::Rcv`).

@@ -132,6 +132,8 @@ pub struct Scenario {
     pub qps: u32,
     /// SEND and WRITE with immediate.
     pub imm: bool,
+    /// SENDs and WRITEs of at most `MAX_INLINE` bytes posted inline.
+    pub inline: bool,
     /// Messages outstanding per QP.
     pub depth: usize,
     /// Receive WQEs each responder QP keeps posted (the slots reused:
@@ -188,6 +190,7 @@ impl Scenario {
             iters: 500,
             qps: 2,
             imm: false,
+            inline: false,
             depth: 8,
             recv_depth: 16,
             recv_delay: 0,
@@ -270,6 +273,21 @@ impl Scenario {
         }
         if matches!(self.test, Test::AtomicFa | Test::AtomicCs) && self.size != 8 {
             return Err(format!("--size {}: atomics are 8 bytes", self.size));
+        }
+        if self.inline {
+            let max = roce_regs::queue::MAX_INLINE;
+            if matches!(self.test, Test::Read | Test::AtomicFa | Test::AtomicCs) {
+                return Err(format!(
+                    "--inline with --test {}: only SEND and WRITE carry inline data",
+                    self.test.name()
+                ));
+            }
+            if self.test != Test::Mixed && self.size > max {
+                return Err(format!(
+                    "--inline with --size {}: a WQE holds at most {max} inline bytes",
+                    self.size
+                ));
+            }
         }
         if self.link.bytes_per_cycle <= 0.0 || !self.link.bytes_per_cycle.is_finite() {
             return Err("--bandwidth must be a positive number of bytes per cycle".into());
@@ -975,6 +993,10 @@ pub fn run(sc: &Scenario, trace: Option<&std::path::Path>) -> Result<(Report, Ou
                         imm: wrng.next_u32(),
                         swap: 0,
                         compare: 0,
+                        inline: sc.inline
+                            && !matches!(verb, Verb::Read)
+                            && !verb.atomic()
+                            && len <= roce_regs::queue::MAX_INLINE,
                     };
                     let mut want = Vec::new();
                     match verb {

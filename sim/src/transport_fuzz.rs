@@ -480,6 +480,7 @@ pub fn transport(c: &Config, mut progress: impl FnMut(u64)) -> Result<Report, St
                         imm: 0,
                         swap: rng.next_u64(),
                         compare: 0,
+                        inline: false,
                     });
                 }
             }

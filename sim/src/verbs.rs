@@ -30,7 +30,8 @@ use crate::nic::{PD, REGIONS};
 use roce_fw::qp::Request;
 use roce_fw::Regs;
 use roce_regs::queue::{
-    ring, Cqe, Payload, RecvWqe, SendFlag, SendWqe, Sge, WcOpcode, WcStatus, WrOpcode, MAX_SGE,
+    ring, Cqe, Payload, RecvWqe, SendFlag, SendWqe, Sge, WcOpcode, WcStatus, WrOpcode, MAX_INLINE,
+    MAX_SGE,
 };
 use roce_regs::{cfg, db, hq, mbox, mr, Command, ResultCode};
 use roce_wire::mr::Access;
@@ -782,7 +783,8 @@ impl NicDev {
         self.lay.as_ref().expect("reg_mrs before use")
     }
 
-    fn wqe(w: &SendWr) -> SendWqe {
+    /// The send WQE of `w`: an inline one copies its payload now.
+    fn wqe(&self, w: &SendWr) -> SendWqe {
         let (opcode, imm) = match w.verb {
             Verb::Send => (WrOpcode::Send, 0),
             Verb::SendImm => (WrOpcode::SendWithImm, w.imm),
@@ -814,7 +816,16 @@ impl NicDev {
             compare_add,
             swap,
             ud_qkey: 0,
-            payload: Payload::Sgl { num: 1, sge },
+            payload: if w.inline {
+                let mut data = [0u8; MAX_INLINE as usize];
+                data[..w.len as usize].copy_from_slice(&self.read(w.lva, w.len as usize));
+                Payload::Inline {
+                    len: w.len as u8,
+                    data,
+                }
+            } else {
+                Payload::Sgl { num: 1, sge }
+            },
         }
     }
 }
@@ -977,7 +988,7 @@ impl SimNic for NicDev {
                     let Some(w) = self.backlog.get_mut(&q).unwrap().pop_front() else {
                         break;
                     };
-                    let wqe = NicDev::wqe(&w);
+                    let wqe = self.wqe(&w);
                     self.dev.post_send(q, &wqe).expect("room checked");
                 }
             }

@@ -418,8 +418,24 @@ fn random_rwqe(rng: &mut Rng, id: u64) -> RecvWqe {
     w
 }
 
-/// A send WQE: mostly good, with `bad_permille` unknown opcodes, several
-/// SGEs or inline data.
+/// Whether ibverbs allows `IBV_SEND_INLINE` with opcode `op`: the
+/// operations that carry a payload (SEND and WRITE, ± immediate or
+/// invalidate).
+fn inline_ok(op: u8) -> bool {
+    [
+        WrOpcode::Send,
+        WrOpcode::SendWithImm,
+        WrOpcode::SendWithInv,
+        WrOpcode::RdmaWrite,
+        WrOpcode::RdmaWriteWithImm,
+    ]
+    .iter()
+    .any(|o| o.value() as u8 == op)
+}
+
+/// A send WQE: mostly good (one in five SEND/WRITEs inline), with
+/// `bad_permille` unknown opcodes, several SGEs, inline data beyond
+/// `MAX_INLINE` or inline READs/atomics.
 fn random_swqe(rng: &mut Rng, id: u64, bad_permille: u32) -> SendWqe {
     let ops = WrOpcode::ALL;
     let mut opcode = ops[rng.below(ops.len() as u64) as usize].value() as u8;
@@ -427,12 +443,20 @@ fn random_swqe(rng: &mut Rng, id: u64, bad_permille: u32) -> SendWqe {
     for s in &mut sge {
         *s = random_sge(rng);
     }
+    let mut data = [0u8; MAX_INLINE as usize];
+    data.copy_from_slice(&rng.bytes(MAX_INLINE as usize));
     let mut payload = Payload::Sgl {
         num: rng.below(2) as u8,
         sge,
     };
+    if inline_ok(opcode) && rng.chance(200) {
+        payload = Payload::Inline {
+            len: rng.below(MAX_INLINE as u64 + 1) as u8,
+            data,
+        };
+    }
     if rng.chance(bad_permille) {
-        match rng.below(3) {
+        match rng.below(4) {
             0 => opcode = [7, 8, 10, 11, 0x7F, 0xFF][rng.below(6) as usize],
             1 => {
                 payload = Payload::Sgl {
@@ -440,10 +464,22 @@ fn random_swqe(rng: &mut Rng, id: u64, bad_permille: u32) -> SendWqe {
                     sge,
                 }
             }
+            2 => {
+                payload = Payload::Inline {
+                    len: (MAX_INLINE + 1 + rng.below(255 - MAX_INLINE as u64) as u32) as u8,
+                    data,
+                }
+            }
             _ => {
+                let no = [
+                    WrOpcode::RdmaRead,
+                    WrOpcode::AtomicCmpAndSwp,
+                    WrOpcode::AtomicFetchAndAdd,
+                ];
+                opcode = no[rng.below(3) as usize].value() as u8;
                 payload = Payload::Inline {
                     len: rng.below(MAX_INLINE as u64 + 1) as u8,
-                    data: [0x5A; MAX_INLINE as usize],
+                    data,
                 }
             }
         }
@@ -656,6 +692,8 @@ struct SendBench {
     sqs: BTreeMap<u32, SqModel>,
     rng: Rng,
     fetched: u32,
+    /// Of them inline (`phys`).
+    inline: u32,
     completed: u32,
     bad: u32,
 }
@@ -676,12 +714,13 @@ impl SendBench {
                 "cycle {cyc}: QP {} WQE {i} not rung",
                 w.qpn
             );
-            let want = swqe_to_wr(CODES, w.qpn, &sw).unwrap_or_else(|e| {
+            let want = swqe_to_wr(CODES, w.qpn, &sw, m.sq.ring.addr(i)).unwrap_or_else(|e| {
                 panic!("cycle {cyc}: QP {} bad WQE {i} ({e:?}) came out", w.qpn)
             });
             assert_eq!(w, want, "cycle {cyc}: QP {} WQE {i}", w.qpn);
             m.flight.push_back((i, sw, w));
             self.fetched += 1;
+            self.inline += u32::from(w.phys);
         }
     }
 
@@ -699,7 +738,7 @@ impl SendBench {
             let Some(&(i, w)) = m.posted.front() else {
                 continue;
             };
-            if ring::fill(m.rung, i) == 0 || swqe_to_wr(CODES, q, &w).is_ok() {
+            if ring::fill(m.rung, i) == 0 || swqe_to_wr(CODES, q, &w, m.sq.ring.addr(i)).is_ok() {
                 continue;
             }
             self.bad += 1;
@@ -831,6 +870,7 @@ fn send_half(width: usize, default_seed: u64, bad_permille: u32) {
         sqs,
         rng,
         fetched: 0,
+        inline: 0,
         completed: 0,
         bad: 0,
     };
@@ -953,6 +993,7 @@ fn send_half(width: usize, default_seed: u64, bad_permille: u32) {
     );
     let floor = if bad_permille == 0 { 200 } else { 50 };
     assert!(t.fetched > floor && t.completed > floor, "coverage");
+    assert!(t.inline > 0, "coverage: no inline WQE");
     assert_eq!(t.b.qp_errs.len() as u32, t.bad, "one QP error per bad WQE");
     if bad_permille > 0 {
         assert!(t.bad > 0, "coverage: no bad WQE");
@@ -1086,8 +1127,9 @@ fn bad_doorbells() {
     let mut want = Vec::new();
     for i in 0..4 {
         let w = random_swqe(&mut rng, 100 + i, 0);
+        let slot = sq.ring.addr(sq.ring.pi);
         sq.post(&mut b.mem, &w).unwrap();
-        want.push(swqe_to_wr(CODES, 6, &w).unwrap());
+        want.push(swqe_to_wr(CODES, 6, &w, slot).unwrap());
     }
     b.wr(db::sq_pi::addr(6), 4);
     b.until(2000, "four WQEs", |b| b.wqes.len() == 4);
@@ -1123,7 +1165,10 @@ fn doorbell_latency() {
             "host_if w{width}: doorbell write handshake to m_wqe_valid: {lat} cycles \
              (memory latency 1, always ready)"
         );
-        assert_eq!(b.wqes[0].0, swqe_to_wr(CODES, 3, &w).unwrap());
+        assert_eq!(
+            b.wqes[0].0,
+            swqe_to_wr(CODES, 3, &w, sq.ring.addr(0)).unwrap()
+        );
         assert!(lat <= if width == 64 { 40 } else { 30 }, "latency {lat}");
     }
 }

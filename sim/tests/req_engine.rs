@@ -168,6 +168,9 @@ struct Wqe {
     qpn: u32,
     op: u64,
     wr: SendWr,
+    /// Sent as `host_if` sends inline data: SGE 0's physical address with
+    /// `s_wqe_phys` (and an lkey no MR has, so a `mr_tlb` lookup fails).
+    phys: Option<u64>,
 }
 
 fn attrs(n: u32, s: &Setup, mra: u8) -> (QpAttr, QpAttr) {
@@ -320,7 +323,26 @@ fn run(seed: u64, s: Setup) -> Stats {
                     }],
                 });
             }
-            wqes.push(Wqe { qpn: n, op, wr });
+            // Half the SEND/WRITEs of inline size go as inline data does.
+            let mut phys = None;
+            if verb < 5 && (1..=64).contains(&l) && rng.chance(500) {
+                let req = Request {
+                    key: lk,
+                    pd: PD,
+                    access: Access::from_bits(0),
+                    va: lva,
+                    len: l,
+                };
+                if let Ok([c]) = local.translate(&req).as_deref() {
+                    phys = Some(c.pa);
+                }
+            }
+            wqes.push(Wqe {
+                qpn: n,
+                op,
+                wr,
+                phys,
+            });
         }
     }
     // SEND with invalidate invalidates nothing registered (keys 0x5555_00xx
@@ -331,6 +353,11 @@ fn run(seed: u64, s: Setup) -> Stats {
             let (k, _) = remote.alloc(PD, Access::ALL, 64);
             w.wr.op = WrOp::SendInv(k);
         }
+    }
+    let n_phys = wqes.iter().filter(|w| w.phys.is_some()).count();
+    println!("{n_phys} of {} WQEs sent as inline data (phys)", wqes.len());
+    if s.only.is_none() && wqes.len() >= 100 {
+        assert!(n_phys > 0, "coverage: no phys WQE");
     }
     let mut twin_local = local.clone();
     let mut twin_remote = remote.clone();
@@ -494,8 +521,13 @@ fn run(seed: u64, s: Setup) -> Stats {
             hw.set_s_wqe_solicited(w.wr.solicited);
             hw.set_s_wqe_fence(false);
             hw.set_s_wqe_wr_id(w.wr.wr_id);
-            hw.set_s_wqe_lkey(sge.lkey);
-            hw.set_s_wqe_lva(sge.addr);
+            hw.set_s_wqe_lkey(if w.phys.is_some() {
+                !sge.lkey
+            } else {
+                sge.lkey
+            });
+            hw.set_s_wqe_lva(w.phys.unwrap_or(sge.addr));
+            hw.set_s_wqe_phys(w.phys.is_some());
             hw.set_s_wqe_len(sge.len);
             hw.set_s_wqe_rva(rva);
             hw.set_s_wqe_rkey(rkey);

@@ -190,6 +190,10 @@ fn bad_arguments_exit_2_naming_them() {
         (&["--pmtu", "1000"][..], "--pmtu"),
         (&["--test", "atomic-fa", "--size", "16"][..], "--size"),
         (&["--inline"][..], "--inline"),
+        (
+            &["--inline", "--test", "read", "--size", "64"][..],
+            "--inline",
+        ),
         (&["--timeout", "0"][..], "--timeout"),
         (&["--bandwidth", "0"][..], "--bandwidth"),
         (&["--depth", "4", "--recv-depth", "9"][..], "--recv-depth"),

@@ -141,6 +141,8 @@ pub struct WqeOut {
     pub op: Bits<3>,
     pub solicited: Bit,
     pub fence: Bit,
+    /// `lva` is the inline data's host physical address (`m_wqe_phys`).
+    pub phys: Bit,
     pub wr_id: Bits<64>,
     pub lkey: Bits<32>,
     pub lva: Bits<64>,
@@ -321,6 +323,9 @@ pub struct HostIf<const W: usize, const K: usize, const Q: usize, const NQ: usiz
     pub m_wqe_wr_id: Signal<Out, Bits<64>>,
     pub m_wqe_lkey: Signal<Out, Bits<32>>,
     pub m_wqe_lva: Signal<Out, Bits<64>>,
+    /// An inline WQE: `lva` is the physical address of its data in the
+    /// send queue (`INLINE_DATA`), `len` its `INLINE_LEN`, `lkey` 0.
+    pub m_wqe_phys: Signal<Out, Bit>,
     pub m_wqe_len: Signal<Out, Bits<32>>,
     pub m_wqe_rva: Signal<Out, Bits<64>>,
     pub m_wqe_rkey: Signal<Out, Bits<32>>,
@@ -495,6 +500,12 @@ pub struct HostIf<const W: usize, const K: usize, const Q: usize, const NQ: usiz
     op_ent: Signal<Local, Bits<4>>,
     op_ok: Signal<Local, Bit>,
     nsge: Signal<Local, Bits<8>>,
+    ilen: Signal<Local, Bits<8>>,
+    /// The captured send WQE is inline.
+    inl: Signal<Local, Bit>,
+    /// Its payload form is acceptable (inline: a SEND/WRITE within
+    /// `MAX_INLINE`; else at most one SGE).
+    pay_ok: Signal<Local, Bit>,
     flags: Signal<Local, Bits<8>>,
     phase: Signal<Local, Bit>,
     phase_w: Signal<Local, Bits<256>>,
@@ -574,6 +585,12 @@ pub struct HostIf<const W: usize, const K: usize, const Q: usize, const NQ: usiz
     o_sw_opcode_hi: Constant<Bits<16>>,
     o_sw_flags: Constant<Bits<16>>,
     o_sw_num_sge: Constant<Bits<16>>,
+    o_sw_inline_len: Constant<Bits<16>>,
+    /// Byte offset of `INLINE_DATA` in a send WQE.
+    inline_off: Constant<Bits<64>>,
+    max_inline: Constant<Bits<8>>,
+    /// `OP_READ`: the opcodes before it carry a payload (may be inline).
+    op_rd: Constant<Bits<3>>,
     o_sw_imm: Constant<Bits<16>>,
     o_sw_wr_id: Constant<Bits<16>>,
     o_sw_raddr: Constant<Bits<16>>,
@@ -684,6 +701,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             m_wqe_wr_id: Default::default(),
             m_wqe_lkey: Default::default(),
             m_wqe_lva: Default::default(),
+            m_wqe_phys: Default::default(),
             m_wqe_len: Default::default(),
             m_wqe_rva: Default::default(),
             m_wqe_rkey: Default::default(),
@@ -840,6 +858,9 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             op_ent: Default::default(),
             op_ok: Default::default(),
             nsge: Default::default(),
+            ilen: Default::default(),
+            inl: Default::default(),
+            pay_ok: Default::default(),
             flags: Default::default(),
             phase: Default::default(),
             phase_w: Default::default(),
@@ -916,6 +937,10 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             o_sw_opcode_hi: c((sw_base + swqe::OPCODE.bit_of(0) + 4) as u64),
             o_sw_flags: o(sw_base, swqe::FLAGS),
             o_sw_num_sge: o(sw_base, swqe::NUM_SGE),
+            o_sw_inline_len: o(sw_base, swqe::INLINE_LEN),
+            inline_off: c(swqe::INLINE_DATA.offset as u64),
+            max_inline: c(roce_regs::queue::MAX_INLINE as u64),
+            op_rd: Constant::new(OP_READ.into()),
             o_sw_imm: o(sw_base, swqe::IMM_INV),
             o_sw_wr_id: o(sw_base, swqe::WR_ID),
             o_sw_raddr: o(sw_base, swqe::REMOTE_ADDR),
@@ -1080,6 +1105,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
         self.m_wqe_fence.next = self.ow.q.val().fence;
         self.m_wqe_wr_id.next = self.ow.q.val().wr_id;
         self.m_wqe_lkey.next = self.ow.q.val().lkey;
+        self.m_wqe_phys.next = self.ow.q.val().phys;
         self.m_wqe_lva.next = self.ow.q.val().lva;
         self.m_wqe_len.next = self.ow.q.val().len;
         self.m_wqe_rva.next = self.ow.q.val().rva;
@@ -1146,6 +1172,12 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             .q
             .val()
             .get_bits::<8>(self.o_sw_num_sge.val().index());
+        self.ilen.next = self
+            .cap
+            .q
+            .val()
+            .get_bits::<8>(self.o_sw_inline_len.val().index());
+        self.inl.next = (self.flags.val() & self.fl_inline.val()) != 0;
         self.op_idx.next = bit_cast::<8, 4>(
             self.cap
                 .q
@@ -1160,6 +1192,12 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                 .val()
                 .get_bits::<4>(self.o_sw_opcode_hi.val().index())
                 == 0);
+        if self.inl.val() {
+            self.pay_ok.next = (self.op_ent.val().get_bits::<3>(0) < self.op_rd.val())
+                & (self.ilen.val() <= self.max_inline.val());
+        } else {
+            self.pay_ok.next = self.nsge.val().get_bits::<7>(1) == 0;
+        }
 
         self.bad_wc_idx.next = bit_cast::<8, 3>(self.op_ent.val().get_bits::<3>(0)) << 3;
 
@@ -1825,7 +1863,13 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                 self.ow.d.next.lva = 0.into();
                 self.ow.d.next.len = 0.into();
                 self.ow.d.next.lkey = 0.into();
-                if self.nsge.val() != 0 {
+                self.ow.d.next.phys = self.inl.val();
+                if self.inl.val() {
+                    // The data stays in the ring slot until the WQE
+                    // completes (the host reuses a slot only then).
+                    self.ow.d.next.lva = self.raddr.q.val() + self.inline_off.val();
+                    self.ow.d.next.len = bit_cast::<32, 8>(self.ilen.val());
+                } else if self.nsge.val() != 0 {
                     self.ow.d.next.lva = self
                         .cap
                         .q
@@ -1843,11 +1887,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                         .get_bits::<32>(self.o_sw_sge_key.val().index());
                 }
                 self.wb_q.d.next = true;
-                if self.op_ok.val()
-                    & !self.cap_err.q.val()
-                    & ((self.flags.val() & self.fl_inline.val()) == 0)
-                    & (self.nsge.val().get_bits::<7>(1) == 0)
-                {
+                if self.op_ok.val() & !self.cap_err.q.val() & self.pay_ok.val() {
                     self.ow_v.d.next = true;
                     self.qc.d.next.sq_fi = self.qc.q.val().sq_fi + 1;
                     if (self.flags.val() & self.fl_signaled.val()) != 0 {

@@ -683,6 +683,7 @@ impl<
         self.tr.s_wqe_fence.next = self.hif.m_wqe_fence.val();
         self.tr.s_wqe_wr_id.next = self.hif.m_wqe_wr_id.val();
         self.tr.s_wqe_lkey.next = self.hif.m_wqe_lkey.val();
+        self.tr.s_wqe_phys.next = self.hif.m_wqe_phys.val();
         self.tr.s_wqe_lva.next = self.hif.m_wqe_lva.val();
         self.tr.s_wqe_len.next = self.hif.m_wqe_len.val();
         self.tr.s_wqe_rva.next = self.hif.m_wqe_rva.val();

@@ -92,6 +92,7 @@ pub struct RcTransport<
     pub s_wqe_fence: Signal<In, Bit>,
     pub s_wqe_wr_id: Signal<In, Bits<64>>,
     pub s_wqe_lkey: Signal<In, Bits<32>>,
+    pub s_wqe_phys: Signal<In, Bit>,
     pub s_wqe_lva: Signal<In, Bits<64>>,
     pub s_wqe_len: Signal<In, Bits<32>>,
     pub s_wqe_rva: Signal<In, Bits<64>>,
@@ -379,6 +380,7 @@ impl<
             s_wqe_fence: Default::default(),
             s_wqe_wr_id: Default::default(),
             s_wqe_lkey: Default::default(),
+            s_wqe_phys: Default::default(),
             s_wqe_lva: Default::default(),
             s_wqe_len: Default::default(),
             s_wqe_rva: Default::default(),
@@ -794,6 +796,7 @@ impl<
         self.re.s_wqe_fence.next = self.s_wqe_fence.val();
         self.re.s_wqe_wr_id.next = self.s_wqe_wr_id.val();
         self.re.s_wqe_lkey.next = self.s_wqe_lkey.val();
+        self.re.s_wqe_phys.next = self.s_wqe_phys.val();
         self.re.s_wqe_lva.next = self.s_wqe_lva.val();
         self.re.s_wqe_len.next = self.s_wqe_len.val();
         self.re.s_wqe_rva.next = self.s_wqe_rva.val();

@@ -16,7 +16,9 @@
 //!   SGE's lkey through `mr_tlb` (`m_mr_req` / `s_mr_grant`, local read:
 //!   no access flag), then one `dma_rd` command per granted chunk
 //!   (`m_rd_cmd`); the `dma_rd` stream (`s_rd`) is passed through to
-//!   `tx_arb`'s `s_req_pay` (`m_req_pay`).
+//!   `tx_arb`'s `s_req_pay` (`m_req_pay`). A `phys` WQE (`s_wqe_phys`:
+//!   inline data, which `host_if` leaves in the send queue) is read with
+//!   one `dma_rd` command at its physical address, without `mr_tlb`.
 //! - **Retransmission regenerates** packets from the WQE records and reads
 //!   memory again (what rxe does, and what the model does): go-back-N
 //!   rewinds the ring cursor to the oldest unacknowledged WQE and the
@@ -116,6 +118,9 @@ pub struct WqeRec {
     pub signaled: Bit,
     pub solicited: Bit,
     pub fence: Bit,
+    /// `lva` is a host physical address read without `mr_tlb` (an inline
+    /// WQE's data in its send-queue slot).
+    pub phys: Bit,
     pub wr_id: Bits<64>,
     pub lkey: Bits<32>,
     pub lva: Bits<64>,
@@ -361,6 +366,10 @@ pub struct ReqEngine<
     pub s_wqe_wr_id: Signal<In, Bits<64>>,
     pub s_wqe_lkey: Signal<In, Bits<32>>,
     pub s_wqe_lva: Signal<In, Bits<64>>,
+    /// `s_wqe_lva` is a host physical address (SEND/WRITE only): the
+    /// payload is read from it without `mr_tlb` (inline data in the send
+    /// queue, which the host does not reuse before the completion).
+    pub s_wqe_phys: Signal<In, Bit>,
     pub s_wqe_len: Signal<In, Bits<32>>,
     pub s_wqe_rva: Signal<In, Bits<64>>,
     pub s_wqe_rkey: Signal<In, Bits<32>>,
@@ -687,6 +696,7 @@ impl<
             s_wqe_wr_id: Default::default(),
             s_wqe_lkey: Default::default(),
             s_wqe_lva: Default::default(),
+            s_wqe_phys: Default::default(),
             s_wqe_len: Default::default(),
             s_wqe_rva: Default::default(),
             s_wqe_rkey: Default::default(),
@@ -1244,6 +1254,7 @@ impl<
                     self.w.d.next.wr_id = self.s_wqe_wr_id.val();
                     self.w.d.next.lkey = self.s_wqe_lkey.val();
                     self.w.d.next.lva = self.s_wqe_lva.val();
+                    self.w.d.next.phys = self.s_wqe_phys.val();
                     self.w.d.next.len = self.s_wqe_len.val();
                     self.w.d.next.rva = self.s_wqe_rva.val();
                     self.w.d.next.rkey = self.s_wqe_rkey.val();
@@ -1476,6 +1487,17 @@ impl<
             Rq::TxMr => {
                 if self.p_plen.q.val() == 0 {
                     self.state.d.next = Rq::TxDesc;
+                } else if self.rec.q.val().phys {
+                    // Inline data: one `dma_rd` command at the physical
+                    // address, no `mr_tlb` check.
+                    self.m_rd_cmd_valid.next = true;
+                    self.m_rd_cmd_addr.next =
+                        self.rec.q.val().lva + bit_cast::<64, 32>(self.p_off.q.val());
+                    self.m_rd_cmd_len.next = self.p_plen.q.val();
+                    self.m_rd_cmd_last.next = true;
+                    if self.m_rd_cmd_ready.val() {
+                        self.state.d.next = Rq::TxDesc;
+                    }
                 } else {
                     self.m_mr_req_valid.next = true;
                     if self.m_mr_req_ready.val() {
