@@ -31,7 +31,9 @@
 //!   not beyond the ring) offers `m_post_recv` (QPN, n): `resp_chk`'s
 //!   `POST_RECV` credits for its RNR decision. The offer is held until
 //!   taken and the block serves nothing else meanwhile.
-//! - **Send half**: an `sq_pi` doorbell marks the QP; the fetcher reads
+//! - **Send half**: an `sq_pi` doorbell marks the QP in a pending bitmap,
+//!   served round robin (one WQE per pending QP per turn; with nothing
+//!   pending the scanner jumps to the QP rung); the fetcher reads
 //!   whole SWQEs (128 bytes), decodes them and offers them on `m_wqe`
 //!   (ibverbs opcodes → `req_engine` `OP_*`). At most [`SQ_WINDOW`] WQEs per
 //!   QP are fetched and not completed. `m_wqe_signaled` is always 1: every
@@ -1396,8 +1398,9 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                                 self.qe_qpn.d.next = bit_cast::<24, Q>(self.qa.q.val());
                             } else {
                                 self.pend.d.next = self.pend.q.val() | self.qbit.val();
-                                // An idle scanner jumps to the QP just rung.
-                                if !self.pend_ptr.val() {
+                                // A scanner with nothing pending jumps to
+                                // the QP just rung (else it goes round).
+                                if self.pend.q.val() == 0 {
                                     self.ptr.d.next = self.qa.q.val();
                                 }
                             }
@@ -1795,7 +1798,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                     }
                 } else {
                     self.pend.d.next = self.pend.q.val() | self.qbit.val();
-                    if !self.pend_ptr.val() {
+                    if self.pend.q.val() == 0 {
                         self.ptr.d.next = self.qa.q.val();
                     }
                 }
@@ -1889,6 +1892,11 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                 self.wb_q.d.next = true;
                 if self.op_ok.val() & !self.cap_err.q.val() & self.pay_ok.val() {
                     self.ow_v.d.next = true;
+                    // Round robin: one WQE per pending QP per turn (a QP
+                    // alone keeps the fetcher).
+                    if (self.pend.q.val() & !self.qbit.val()) != 0 {
+                        self.ptr.d.next = self.ptr.q.val() + 1;
+                    }
                     self.qc.d.next.sq_fi = self.qc.q.val().sq_fi + 1;
                     if (self.flags.val() & self.fl_signaled.val()) != 0 {
                         self.qc.d.next.sq_sig = self.qc.q.val().sq_sig
