@@ -1169,7 +1169,7 @@ fn doorbell_latency() {
             b.wqes[0].0,
             swqe_to_wr(CODES, 3, &w, sq.ring.addr(0)).unwrap()
         );
-        assert!(lat <= if width == 64 { 40 } else { 30 }, "latency {lat}");
+        assert!(lat <= if width == 64 { 30 } else { 22 }, "latency {lat}");
     }
 }
 

@@ -34,7 +34,8 @@
 //! - **Send half**: an `sq_pi` doorbell marks the QP in a pending bitmap,
 //!   served round robin (one WQE per pending QP per turn; with nothing
 //!   pending the scanner jumps to the QP rung); the fetcher reads
-//!   whole SWQEs (128 bytes), decodes them and offers them on `m_wqe`
+//!   the first [`SWQE_READ`] = 80 bytes of each SWQE (all but SGEs 1–3),
+//!   decodes them and offers them on `m_wqe`
 //!   (ibverbs opcodes → `req_engine` `OP_*`). At most [`SQ_WINDOW`] WQEs per
 //!   QP are fetched and not completed. `m_wqe_signaled` is always 1: every
 //!   WQE completes on `s_scqe`, so `sq_ci` and `CQE.WQE_INDEX` stay exact;
@@ -75,6 +76,15 @@ pub const SQ_WINDOW: usize = 16;
 /// Bits of the WQE capture register: one send WQE.
 const CAP_BITS: usize = 1024;
 const _: () = assert!(CAP_BITS == roce_regs::queue::SWQE_SIZE as usize * 8);
+/// Bytes of a send WQE read: everything before the SGE area, and SGE 0
+/// (inline data is read later, by `req_engine`, where it lies).
+pub const SWQE_READ: usize = 0x50;
+const _: () = assert!(
+    swqe::SGE_LKEY.offset as usize + 4 <= SWQE_READ
+        && swqe::INLINE_DATA.offset as usize == swqe::SGE_ADDR.offset as usize
+        && swqe::UD_QKEY.offset as usize + 4 <= swqe::SGE_ADDR.offset as usize
+        && SWQE_READ <= CAP_BITS / 8
+);
 /// Bytes of a receive WQE read: WR_ID, NUM_SGE and SGE 0.
 pub const RWQE_READ: usize = 32;
 const _: () = assert!(
@@ -673,8 +683,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
         let ssh = |d: Decode| c::<8>(d.stride.trailing_zeros() as u64);
         let wm = |d: Decode| c::<5>((d.stride - 1) as u64);
         let cap_off = |bytes: usize| CAP_BITS - bytes.div_ceil(K) * W;
-        let sw_base = cap_off(roce_regs::queue::SWQE_SIZE as usize);
-        assert_eq!(sw_base, 0);
+        let sw_base = cap_off(SWQE_READ);
         let rw_base = cap_off(RWQE_READ);
         let o = |base: usize, f: roce_regs::queue::QField| c::<16>((base + f.bit_of(0)) as u64);
         let cq_beats = (CQE_BITS / 8).div_ceil(K);
@@ -987,7 +996,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             cap_w: c(W as u64),
             cap_top: c((CAP_BITS - W) as u64),
             rwqe_len: c(RWQE_READ as u64),
-            swqe_len: c(roce_regs::queue::SWQE_SIZE as u64),
+            swqe_len: c(SWQE_READ as u64),
             cqe_len: c(roce_regs::queue::CQE_SIZE as u64),
             cq_beats_last: c((cq_beats - 1) as u64),
             cq_keep: c(if K >= CQE_BITS / 8 {
