@@ -1275,6 +1275,24 @@ impl SoftNic {
     fn beats(&self, len: usize) -> u64 {
         (len as u64).div_ceil(self.bytes_per_cycle)
     }
+
+    /// Adds an RC QP in RTS whose frames carry `path`'s Ethernet and IP
+    /// headers (any peer: IPv4 or IPv6, e.g. a live one in `interop`).
+    pub fn create_qp_path(&mut self, s: &QpSetup, path: Path) {
+        let mut a = QpAttr::new(QpType::Rc, s.qpn, s.dest_qpn);
+        a.pmtu = s.pmtu;
+        a.sq_psn = Psn::new(s.sq_psn);
+        a.rq_psn = Psn::new(s.rq_psn);
+        a.timeout = roce_wire::LocalAckTimeout::new(s.timeout).expect("a valid timeout");
+        a.retry_cnt = s.retry_cnt;
+        a.rnr_retry = s.rnr_retry;
+        a.min_rnr_timer = roce_wire::RnrTimer(s.min_rnr_timer);
+        a.max_rd_atomic = s.max_rd_atomic;
+        a.max_dest_rd_atomic = roce_regs::MAX_DEST_RD_ATOMIC as u8;
+        a.pd = PD;
+        self.ep.add_qp(Qp::connected(a, Default::default()), path);
+        self.qpns.push(s.qpn);
+    }
 }
 
 impl SimNic for SoftNic {
@@ -1287,17 +1305,6 @@ impl SimNic for SoftNic {
     }
 
     fn create_qp(&mut self, s: &QpSetup, peer: Station) {
-        let mut a = QpAttr::new(QpType::Rc, s.qpn, s.dest_qpn);
-        a.pmtu = s.pmtu;
-        a.sq_psn = Psn::new(s.sq_psn);
-        a.rq_psn = Psn::new(s.rq_psn);
-        a.timeout = roce_wire::LocalAckTimeout::new(s.timeout).expect("a valid timeout");
-        a.retry_cnt = s.retry_cnt;
-        a.rnr_retry = s.rnr_retry;
-        a.min_rnr_timer = roce_wire::RnrTimer(s.min_rnr_timer);
-        a.max_rd_atomic = s.max_rd_atomic;
-        a.max_dest_rd_atomic = roce_regs::MAX_DEST_RD_ATOMIC as u8;
-        a.pd = PD;
         let path = Path {
             eth: roce_wire::EthernetRepr {
                 dst: peer.mac,
@@ -1307,8 +1314,7 @@ impl SimNic for SoftNic {
             },
             ip: ipv4_path(self.station, peer),
         };
-        self.ep.add_qp(Qp::connected(a, Default::default()), path);
-        self.qpns.push(s.qpn);
+        self.create_qp_path(s, path);
     }
 
     fn reg_mrs(&mut self, lay: &Layout) {
