@@ -215,6 +215,8 @@ pub fn pp_payload(size: usize, page: usize) -> Vec<u8> {
 pub enum Tool {
     /// ibv_rc_pingpong (RC SEND ping-pong).
     RcPingpong,
+    /// ibv_ud_pingpong (UD SEND ping-pong, Q_Key 0x11111111).
+    UdPingpong,
 }
 
 impl Tool {
@@ -222,6 +224,7 @@ impl Tool {
     pub fn name(self) -> &'static str {
         match self {
             Tool::RcPingpong => "rc-pingpong",
+            Tool::UdPingpong => "ud-pingpong",
         }
     }
 }
@@ -384,6 +387,8 @@ impl Device for Queues {
 const QPN: u32 = 0x38;
 /// Receive WQEs kept posted.
 const RX_DEPTH: usize = 8;
+/// ibv_ud_pingpong's Q_Key.
+pub const UD_QKEY: u32 = 0x1111_1111;
 /// Work request ids, as pingpong's.
 const RECV_WRID: u64 = 1;
 const SEND_WRID: u64 = 2;
@@ -410,12 +415,21 @@ struct Pingpong {
     payload: Vec<u8>,
     send_va: u64,
     recv_va: Vec<u64>,
+    /// UD: the guest's QP, the destination of every SEND.
+    ud_dest: Option<u32>,
 }
 
 /// Runs one interop session to its end.
 pub fn run(cfg: &Config) -> Result<Report, String> {
     if cfg.size == 0 || cfg.iters == 0 {
         return Err("--size and --iters must be at least 1".into());
+    }
+    if cfg.tool == Tool::UdPingpong && cfg.size > cfg.pmtu.bytes() {
+        return Err(format!(
+            "ud-pingpong: --size {} is over the PMTU {} (a UD message is one packet)",
+            cfg.size,
+            cfg.pmtu.bytes()
+        ));
     }
     let listener = TcpListener::bind(cfg.listen)
         .map_err(|e| format!("cannot listen on {}: {e}", cfg.listen))?;
@@ -506,6 +520,7 @@ pub fn run(cfg: &Config) -> Result<Report, String> {
         payload,
         send_va,
         recv_va,
+        ud_dest: None,
     };
     let our_psn = 0x3838 & 0xff_ffff;
     let me = PpDest {
@@ -738,6 +753,11 @@ fn post_recv(pp: &mut Pingpong, nic: &mut SoftNic, size: u32) {
 }
 
 fn post_send(pp: &mut Pingpong, nic: &mut SoftNic, size: u32) {
+    if let Some(ud_dest) = pp.ud_dest {
+        nic.post_send_ud(QPN, SEND_WRID, pp.send_va, size, ud_dest, UD_QKEY);
+        pp.pending |= SEND_WRID;
+        return;
+    }
     nic.post_send(SendWr {
         qpn: QPN,
         verb: Verb::Send,
@@ -775,7 +795,13 @@ fn exchange(
             rnr_retry: 7,
             min_rnr_timer: 12,
         };
-        nic.create_qp_path(&setup, path(cfg, mac));
+        match cfg.tool {
+            Tool::RcPingpong => nic.create_qp_path(&setup, path(cfg, mac)),
+            Tool::UdPingpong => {
+                nic.create_ud_qp_path(QPN, me.psn, UD_QKEY, cfg.pmtu, path(cfg, mac));
+                pp.ud_dest = Some(peer.qpn);
+            }
+        }
         for _ in 0..RX_DEPTH {
             post_recv(pp, nic, cfg.size);
         }
@@ -1015,6 +1041,79 @@ mod tests {
             (p[0], p[1], p[4095], p[4096], p[4097], p[8192]),
             (0, 0x7b, 0x7b, 0, 0x7b, 0)
         );
+    }
+
+    /// Two model NICs, UD QPs toward each other: a SEND with the right
+    /// Q_Key lands with its bytes, one with another Q_Key is dropped.
+    #[test]
+    fn softnic_ud_send() {
+        let cfg = Config {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            tool: Tool::UdPingpong,
+            server: true,
+            ip4: "10.38.0.1".parse().unwrap(),
+            peer_ip4: "10.38.0.2".parse().unwrap(),
+            ip6: "fd38::1".parse().unwrap(),
+            peer_ip6: "fd38::2".parse().unwrap(),
+            v6: true,
+            mac: [2, 0, 0, 0x38, 0, 1],
+            port: 18515,
+            size: 100,
+            iters: 1,
+            pmtu: Pmtu::Mtu1024,
+            clock_mhz: 156.25,
+            wait_cycles: 0,
+            drop_ppm: 0,
+            seed: 1,
+            timeout: Duration::from_secs(1),
+        };
+        let st = crate::nic::Station {
+            mac: [0; 6],
+            ip: [0; 4],
+        };
+        let mut a = SoftNic::new("a", st, 8, 156.25);
+        let mut b = SoftNic::new("b", st, 8, 156.25);
+        let mut lay = Layout::new(12);
+        let src = lay.alloc(Region::Src, 100, 64);
+        let dst = lay.alloc(Region::Rcv, 100, 64);
+        lay.seal();
+        a.reg_mrs(&lay);
+        b.reg_mrs(&lay);
+        let p = path(&cfg, [2, 0, 0, 0x38, 0, 2]);
+        a.create_ud_qp_path(0x38, 0, UD_QKEY, Pmtu::Mtu1024, p);
+        b.create_ud_qp_path(0x11, 0, UD_QKEY, Pmtu::Mtu1024, p);
+        let data: Vec<u8> = (0..100u8).collect();
+        a.write(src, &data);
+        for _ in 0..2 {
+            b.post_recv(
+                0x11,
+                RecvWr {
+                    wr_id: 7,
+                    va: dst,
+                    len: 100,
+                },
+            );
+        }
+        a.post_send_ud(0x38, 1, src, 100, 0x11, 0x1234);
+        a.post_send_ud(0x38, 2, src, 100, 0x11, UD_QKEY);
+        let mut frames = 0;
+        for _ in 0..1000 {
+            a.step();
+            b.step();
+            while let Some((_, f)) = a.pop_tx() {
+                assert!(is_roce(&f));
+                assert_eq!(f[12..14], [0x86, 0xdd], "IPv6 path");
+                frames += 1;
+                b.push_rx(b.cycle(), f);
+            }
+        }
+        assert_eq!(frames, 2);
+        let sends: Vec<_> = std::iter::from_fn(|| a.poll_cq()).collect();
+        assert_eq!(sends.len(), 2);
+        let recvs: Vec<_> = std::iter::from_fn(|| b.poll_cq()).collect();
+        assert_eq!(recvs.len(), 1, "the SEND with the wrong Q_Key is dropped");
+        assert_eq!((recvs[0].wr_id, recvs[0].byte_len), (7, 100));
+        assert_eq!(b.read(dst, 100), data);
     }
 
     #[test]

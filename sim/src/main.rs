@@ -270,6 +270,8 @@ struct InteropArgs {
 enum InteropTool {
     /// ibv_rc_pingpong (RC SEND ping-pong, rdma-core).
     RcPingpong,
+    /// ibv_ud_pingpong (UD SEND ping-pong, rdma-core; --size up to the PMTU).
+    UdPingpong,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
@@ -650,6 +652,7 @@ fn interop(a: &InteropArgs) -> ExitCode {
         listen: a.listen,
         tool: match a.tool {
             InteropTool::RcPingpong => Tool::RcPingpong,
+            InteropTool::UdPingpong => Tool::UdPingpong,
         },
         server: a.role == InteropRole::Server,
         ip4: a.ip,

@@ -1293,6 +1293,46 @@ impl SoftNic {
         self.ep.add_qp(Qp::connected(a, Default::default()), path);
         self.qpns.push(s.qpn);
     }
+
+    /// Adds a UD QP in RTS with Q_Key `qkey`; its SENDs carry `path`'s
+    /// headers (one destination station per QP: the model keeps one path
+    /// per QP).
+    pub fn create_ud_qp_path(&mut self, qpn: u32, sq_psn: u32, qkey: u32, pmtu: Pmtu, path: Path) {
+        let mut a = QpAttr::new(QpType::Ud, qpn, 0);
+        a.pmtu = pmtu;
+        a.sq_psn = Psn::new(sq_psn);
+        a.qkey = qkey;
+        a.pd = PD;
+        self.ep.add_qp(Qp::connected(a, Default::default()), path);
+        self.qpns.push(qpn);
+    }
+
+    /// Queues a UD SEND of `len` bytes at `lva` (in `Region::Src`) to QP
+    /// `dest_qpn` with Q_Key `qkey`.
+    pub fn post_send_ud(
+        &mut self,
+        qpn: u32,
+        wr_id: u64,
+        lva: u64,
+        len: u32,
+        dest_qpn: u32,
+        qkey: u32,
+    ) {
+        let sge = Sge {
+            addr: lva,
+            len,
+            lkey: Region::Src.key(),
+        };
+        let mut wr = roce_transport::SendWr::new(wr_id, WrOp::Send, vec![sge]);
+        wr.ud = Some(roce_transport::UdDest {
+            qpn: dest_qpn,
+            qkey,
+        });
+        match self.ep.qp_mut(qpn).expect("a created QP").post_send(wr) {
+            Ok(_) => *self.posted.entry(qpn).or_default() += 1,
+            Err(e) => self.errors.push(format!("QP {qpn}: post_send {e:?}")),
+        }
+    }
 }
 
 impl SimNic for SoftNic {
