@@ -645,6 +645,13 @@ fn interop(a: &InteropArgs) -> ExitCode {
     if a.ipv == 5 {
         return bad("--ipv is 4 or 6");
     }
+    if matches!(a.tool, InteropTool::UdPingpong) && a.size > pmtu.bytes() {
+        return bad(&format!(
+            "ud-pingpong: --size {} is over the PMTU {} (a UD message is one packet)",
+            a.size,
+            pmtu.bytes()
+        ));
+    }
     if !(a.clock > 0.0 && a.clock.is_finite()) {
         return bad("--clock must be a positive number of MHz");
     }
