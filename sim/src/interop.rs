@@ -23,7 +23,7 @@
 //!   timeout. Simulated cycles are reported beside the wall time.
 //! - **Engine.** The transport model (`SoftNic`) today.
 
-use crate::nic::{Layout, QpSetup, RecvWr, Region, SendWr, SimNic, SoftNic, Verb};
+use crate::nic::{HwNic, Layout, QpSetup, RecvWr, Region, SendWr, SimNic, SoftNic, Station, Verb};
 use crate::rng::Rng;
 use roce_transport::Path;
 use roce_wire::{EthernetRepr, IpRepr, Ipv4Repr, Ipv6Repr, Pmtu};
@@ -268,6 +268,8 @@ pub struct Config {
     pub seed: u64,
     /// Give up after this long (wall time).
     pub timeout: Duration,
+    /// The NIC.
+    pub engine: Engine,
 }
 
 /// What a run did.
@@ -314,6 +316,10 @@ impl Report {
             .collect();
         serde_json::json!({
             "tool": cfg.tool.name(),
+            "engine": match cfg.engine {
+                Engine::Model => "model",
+                Engine::Hw => "hw",
+            },
             "role": if cfg.server { "server" } else { "client" },
             "ip": if cfg.v6 { 6 } else { 4 },
             "size": cfg.size,
@@ -381,6 +387,39 @@ impl Device for Queues {
     }
 }
 
+// ------------------------------------------------------------ the NIC
+
+/// Which NIC faces the guest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// The transport model (`SoftNic`): RC and UD, IPv4 and IPv6.
+    Model,
+    /// The Verilated `rc_transport` with the bench as its host (`HwNic`):
+    /// RC over IPv4 (its QPs take a `Station`, an IPv4 peer).
+    Hw,
+}
+
+/// The NIC of a run.
+enum Nic {
+    Soft(Box<SoftNic>),
+    Other(Box<dyn SimNic>),
+}
+
+impl Nic {
+    fn get(&mut self) -> &mut dyn SimNic {
+        match self {
+            Nic::Soft(n) => n.as_mut(),
+            Nic::Other(n) => n.as_mut(),
+        }
+    }
+    fn peek(&self) -> &dyn SimNic {
+        match self {
+            Nic::Soft(n) => n.as_ref(),
+            Nic::Other(n) => n.as_ref(),
+        }
+    }
+}
+
 // ------------------------------------------------------------ the run
 
 /// Our QP number (any 24-bit value rxe does not care about).
@@ -423,6 +462,9 @@ struct Pingpong {
 pub fn run(cfg: &Config) -> Result<Report, String> {
     if cfg.size == 0 || cfg.iters == 0 {
         return Err("--size and --iters must be at least 1".into());
+    }
+    if cfg.engine == Engine::Hw && (cfg.tool != Tool::RcPingpong || cfg.v6) {
+        return Err("the hw engine runs rc-pingpong over IPv4 only".into());
     }
     if cfg.tool == Tool::UdPingpong && cfg.size > cfg.pmtu.bytes() {
         return Err(format!(
@@ -489,24 +531,23 @@ pub fn run(cfg: &Config) -> Result<Report, String> {
     }
 
     // The NIC: the transport model, one QP, buffers in Src and Rcv.
-    let mut nic = SoftNic::new(
-        "sim",
-        crate::nic::Station {
-            mac: cfg.mac,
-            ip: [0; 4],
-        },
-        8,
-        cfg.clock_mhz,
-    );
+    let me_station = Station {
+        mac: cfg.mac,
+        ip: cfg.ip4.octets(),
+    };
+    let mut nic = match cfg.engine {
+        Engine::Model => Nic::Soft(Box::new(SoftNic::new("sim", me_station, 8, cfg.clock_mhz))),
+        Engine::Hw => Nic::Other(Box::new(HwNic::new("sim", cfg.seed, me_station, 0))),
+    };
     let mut lay = Layout::new(12);
     let send_va = lay.alloc(Region::Src, cfg.size as u64, 4096);
     let recv_va: Vec<u64> = (0..RX_DEPTH)
         .map(|_| lay.alloc(Region::Rcv, cfg.size as u64, 4096))
         .collect();
     lay.seal();
-    nic.reg_mrs(&lay);
+    nic.get().reg_mrs(&lay);
     let payload = pp_payload(cfg.size as usize, 4096);
-    nic.write(send_va, &payload);
+    nic.get().write(send_va, &payload);
     let mut pp = Pingpong {
         phase: Phase::Exchange,
         tcp_in: Vec::new(),
@@ -542,6 +583,11 @@ pub fn run(cfg: &Config) -> Result<Report, String> {
     let mut buf = vec![0u8; 1 << 16];
     let mut closed = false;
     let mut out: Vec<u8> = Vec::new();
+    // Keep stepping this many cycles after the last frame in or out: a NIC
+    // may be quiet at its ports while it works (the hardware between a
+    // frame's last beat and its ACK).
+    const LINGER: u64 = 5000;
+    let mut busy_until: u64 = LINGER;
 
     loop {
         let now = Instant::now();
@@ -563,14 +609,14 @@ pub fn run(cfg: &Config) -> Result<Report, String> {
             }
         }
         // --- frames from the guest
-        let nic_busy = !nic.idle() || nic.sends_outstanding(QPN) > 0;
+        let working = !nic.peek().idle() || !nic.peek().ready() || nic.peek().cycle() < busy_until;
+        let nic_busy = working || nic.peek().sends_outstanding(QPN) > 0;
         let host_wait = iface
             .poll_delay(now_smol(now), &sockets)
             .map(|d| Duration::from_micros(d.total_micros()))
             .unwrap_or(Duration::from_millis(5))
             .min(Duration::from_millis(5));
-        let has_tx = nic_busy && !nic.idle();
-        let wait = if has_tx {
+        let wait = if working {
             None
         } else if nic_busy {
             Some(Duration::from_millis(1))
@@ -603,7 +649,9 @@ pub fn run(cfg: &Config) -> Result<Report, String> {
                     rep.dropped += 1;
                     continue;
                 }
-                nic.push_rx(nic.cycle(), f);
+                let at = nic.peek().cycle();
+                nic.get().push_rx(at, f);
+                busy_until = at + LINGER;
             } else {
                 dev.rx.push_back(f);
             }
@@ -654,16 +702,18 @@ pub fn run(cfg: &Config) -> Result<Report, String> {
         iface.poll(now_smol(Instant::now()), &mut dev, &mut sockets);
 
         // --- the NIC
-        let steps = if !nic.idle() {
+        let steps = if !nic.peek().idle() || !nic.peek().ready() || nic.peek().cycle() < busy_until
+        {
             2000
-        } else if nic.sends_outstanding(QPN) > 0 {
+        } else if nic.peek().sends_outstanding(QPN) > 0 {
             cfg.wait_cycles
         } else {
             0
         };
         for _ in 0..steps {
-            nic.step();
-            while let Some((_, f)) = nic.pop_tx() {
+            nic.get().step();
+            while let Some((_, f)) = nic.get().pop_tx() {
+                busy_until = nic.peek().cycle() + LINGER;
                 rep.roce_out += 1;
                 if cfg.drop_ppm > 0 && rng.below(1_000_000) < cfg.drop_ppm as u64 {
                     rep.dropped += 1;
@@ -674,7 +724,7 @@ pub fn run(cfg: &Config) -> Result<Report, String> {
                 rep.frames_out += 1;
             }
         }
-        while let Some(c) = nic.poll_cq() {
+        while let Some(c) = nic.get().poll_cq() {
             if let Err(e) = completion(cfg, &mut pp, &mut nic, &c) {
                 rep.error.get_or_insert(e);
                 pp.phase = Phase::Done;
@@ -709,10 +759,10 @@ pub fn run(cfg: &Config) -> Result<Report, String> {
     }
     rep.sent = pp.scnt;
     rep.received = pp.rcnt;
-    rep.cycles = nic.cycle();
+    rep.cycles = nic.peek().cycle();
     rep.wall = t0.elapsed();
-    rep.counters = nic.counters();
-    for e in nic.errors() {
+    rep.counters = nic.get().counters();
+    for e in nic.peek().errors() {
         rep.error.get_or_insert(format!("NIC: {e}"));
     }
     rep.ok = rep.error.is_none() && pp.scnt >= cfg.iters && pp.rcnt >= cfg.iters;
@@ -738,10 +788,10 @@ fn progress(pp: &Pingpong, cfg: &Config) -> String {
 }
 
 /// Posts one receive WQE.
-fn post_recv(pp: &mut Pingpong, nic: &mut SoftNic, size: u32) {
+fn post_recv(pp: &mut Pingpong, nic: &mut Nic, size: u32) {
     let va = pp.recv_va[pp.next_recv as usize % RX_DEPTH];
     pp.next_recv += 1;
-    nic.post_recv(
+    nic.get().post_recv(
         QPN,
         RecvWr {
             wr_id: RECV_WRID,
@@ -752,13 +802,13 @@ fn post_recv(pp: &mut Pingpong, nic: &mut SoftNic, size: u32) {
     pp.posted_recv += 1;
 }
 
-fn post_send(pp: &mut Pingpong, nic: &mut SoftNic, size: u32) {
-    if let Some(ud_dest) = pp.ud_dest {
+fn post_send(pp: &mut Pingpong, nic: &mut Nic, size: u32) {
+    if let (Some(ud_dest), Nic::Soft(nic)) = (pp.ud_dest, &mut *nic) {
         nic.post_send_ud(QPN, SEND_WRID, pp.send_va, size, ud_dest, UD_QKEY);
         pp.pending |= SEND_WRID;
         return;
     }
-    nic.post_send(SendWr {
+    nic.get().post_send(SendWr {
         qpn: QPN,
         verb: Verb::Send,
         wr_id: SEND_WRID,
@@ -778,10 +828,10 @@ fn exchange(
     pp: &mut Pingpong,
     s: &mut tcp::Socket,
     me: &PpDest,
-    nic: &mut SoftNic,
+    nic: &mut Nic,
     peer_mac: Option<[u8; 6]>,
 ) -> Result<(), String> {
-    let connect_qp = |pp: &mut Pingpong, nic: &mut SoftNic, peer: PpDest| -> Result<(), String> {
+    let connect_qp = |pp: &mut Pingpong, nic: &mut Nic, peer: PpDest| -> Result<(), String> {
         let mac = peer_mac.ok_or("no frame from the guest yet: its MAC is unknown")?;
         let setup = QpSetup {
             qpn: QPN,
@@ -795,12 +845,20 @@ fn exchange(
             rnr_retry: 7,
             min_rnr_timer: 12,
         };
-        match cfg.tool {
-            Tool::RcPingpong => nic.create_qp_path(&setup, path(cfg, mac)),
-            Tool::UdPingpong => {
-                nic.create_ud_qp_path(QPN, me.psn, UD_QKEY, cfg.pmtu, path(cfg, mac));
+        match (cfg.tool, &mut *nic) {
+            (Tool::RcPingpong, Nic::Soft(n)) => n.create_qp_path(&setup, path(cfg, mac)),
+            (Tool::UdPingpong, Nic::Soft(n)) => {
+                n.create_ud_qp_path(QPN, me.psn, UD_QKEY, cfg.pmtu, path(cfg, mac));
                 pp.ud_dest = Some(peer.qpn);
             }
+            // The other engines: RC toward an IPv4 station (checked in run).
+            (_, Nic::Other(n)) => n.create_qp(
+                &setup,
+                Station {
+                    mac,
+                    ip: cfg.peer_ip4.octets(),
+                },
+            ),
         }
         for _ in 0..RX_DEPTH {
             post_recv(pp, nic, cfg.size);
@@ -893,7 +951,7 @@ fn path(cfg: &Config, peer_mac: [u8; 6]) -> Path {
 fn completion(
     cfg: &Config,
     pp: &mut Pingpong,
-    nic: &mut SoftNic,
+    nic: &mut Nic,
     c: &crate::nic::Cqe,
 ) -> Result<(), String> {
     if !c.ok {
@@ -914,7 +972,7 @@ fn completion(
                     pp.rcnt, c.byte_len, cfg.size
                 ));
             }
-            let got = nic.read(pp.recv_va[i], cfg.size as usize);
+            let got = nic.peek().read(pp.recv_va[i], cfg.size as usize);
             if got != pp.payload {
                 let at = got.iter().zip(&pp.payload).position(|(a, b)| a != b);
                 return Err(format!(
@@ -1066,6 +1124,7 @@ mod tests {
             drop_ppm: 0,
             seed: 1,
             timeout: Duration::from_secs(1),
+            engine: Engine::Model,
         };
         let st = crate::nic::Station {
             mac: [0; 6],

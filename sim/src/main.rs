@@ -258,12 +258,23 @@ struct InteropArgs {
     /// Give up after this many seconds.
     #[arg(long, default_value_t = 600)]
     timeout: u64,
+    /// The NIC facing the guest.
+    #[arg(long, value_enum, default_value = "model")]
+    engine: InteropEngine,
     /// Write every frame of the link (both ways) to this pcap.
     #[arg(long)]
     pcap: Option<PathBuf>,
     /// Write the report as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum InteropEngine {
+    /// The transport model (RC and UD, IPv4 and IPv6).
+    Model,
+    /// The Verilated rc_transport with the bench as its host (RC over IPv4).
+    Hw,
 }
 
 #[derive(Copy, Clone, ValueEnum)]
@@ -645,6 +656,11 @@ fn interop(a: &InteropArgs) -> ExitCode {
     if a.ipv == 5 {
         return bad("--ipv is 4 or 6");
     }
+    if matches!(a.engine, InteropEngine::Hw)
+        && (!matches!(a.tool, InteropTool::RcPingpong) || a.ipv == 6)
+    {
+        return bad("--engine hw runs rc-pingpong over IPv4 only");
+    }
     if matches!(a.tool, InteropTool::UdPingpong) && a.size > pmtu.bytes() {
         return bad(&format!(
             "ud-pingpong: --size {} is over the PMTU {} (a UD message is one packet)",
@@ -677,6 +693,10 @@ fn interop(a: &InteropArgs) -> ExitCode {
         drop_ppm: a.drop,
         seed: a.seed,
         timeout: std::time::Duration::from_secs(a.timeout),
+        engine: match a.engine {
+            InteropEngine::Model => roce_sim::interop::Engine::Model,
+            InteropEngine::Hw => roce_sim::interop::Engine::Hw,
+        },
     };
     let create = |p: &Option<PathBuf>| match p {
         Some(p) => std::fs::File::create(p)
