@@ -54,6 +54,7 @@ pub mod fuzz;
 pub mod fw;
 pub mod host_if;
 pub mod host_rings;
+pub mod interop;
 pub mod model;
 pub mod mr_model;
 pub mod nic;

@@ -90,6 +90,14 @@ enum Command {
     /// goodput and latency percentiles as SVG and PNG in --out. Exit 1 when
     /// a point's run fails (naming the value), 2 for bad arguments.
     Sweep(Box<SweepArgs>),
+    /// Live interop (issue 38): a simulated NIC (the transport model) on a
+    /// QEMU guest's socket netdev (`-netdev socket,connect=`), against Linux
+    /// rdma_rxe and a verbs tool in the guest; smoltcp is the simulated
+    /// host's TCP/IP stack (ARP, IPv6 ND, ICMP echo, the tool's TCP
+    /// exchange). `scripts/interop` builds and boots the guest. Exit 0 when
+    /// every message was exchanged and checked, 1 when not (the message says
+    /// where it stopped), 2 for bad arguments.
+    Interop(Box<InteropArgs>),
     /// Simulated datapath benchmarks.
     Bench {
         #[command(subcommand)]
@@ -195,6 +203,96 @@ struct RunArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+}
+
+#[derive(clap::Args)]
+struct InteropArgs {
+    /// Listen here for QEMU (`-netdev socket,id=n0,connect=HOST:PORT`).
+    #[arg(long, default_value = "127.0.0.1:47910")]
+    listen: std::net::SocketAddr,
+    /// The verbs tool the guest runs.
+    #[arg(long, value_enum, default_value = "rc-pingpong")]
+    tool: InteropTool,
+    /// roce-sim's role in the tool (the guest takes the other).
+    #[arg(long, value_enum)]
+    role: InteropRole,
+    /// RoCE over IPv4 (GIDs IPv4-mapped) or IPv6 (GIDs the IPv6
+    /// addresses). The simulated host has both addresses either way; as
+    /// the client it makes the tool's TCP exchange over IPv4.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(4..=6))]
+    ipv: u8,
+    /// The simulated host's IPv4 address.
+    #[arg(long, default_value = "10.38.0.1")]
+    ip: std::net::Ipv4Addr,
+    /// The guest's IPv4 address.
+    #[arg(long, default_value = "10.38.0.2")]
+    peer_ip: std::net::Ipv4Addr,
+    /// The simulated host's IPv6 address.
+    #[arg(long, default_value = "fd38::1")]
+    ip6: std::net::Ipv6Addr,
+    /// The guest's IPv6 address.
+    #[arg(long, default_value = "fd38::2")]
+    peer_ip6: std::net::Ipv6Addr,
+    /// The tool's TCP port.
+    #[arg(long, default_value_t = 18515)]
+    port: u16,
+    /// Message size in bytes (the guest's -s).
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1 << 20))]
+    size: u32,
+    /// Exchanges (the guest's -n).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    iters: u32,
+    /// Path MTU (the guest's -m).
+    #[arg(long, default_value_t = 1024)]
+    mtu: u32,
+    /// NIC clock (MHz).
+    #[arg(long, default_value_t = 156.25)]
+    clock: f64,
+    /// Cycles stepped per millisecond spent waiting for the guest.
+    #[arg(long, default_value_t = 4000)]
+    wait_cycles: u64,
+    /// Drop RoCE frames on the link, each way, per million.
+    #[arg(long, default_value_t = 0, value_parser = num_max(1_000_000))]
+    drop: u32,
+    /// Seed of the drops.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Give up after this many seconds.
+    #[arg(long, default_value_t = 600)]
+    timeout: u64,
+    /// The NIC facing the guest.
+    #[arg(long, value_enum, default_value = "model")]
+    engine: InteropEngine,
+    /// Write every frame of the link (both ways) to this pcap.
+    #[arg(long)]
+    pcap: Option<PathBuf>,
+    /// Write the report as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum InteropEngine {
+    /// The transport model (RC and UD, IPv4 and IPv6).
+    Model,
+    /// The Verilated rc_transport with the bench as its host (RC over IPv4).
+    Hw,
+}
+
+#[derive(Copy, Clone, ValueEnum)]
+enum InteropTool {
+    /// ibv_rc_pingpong (RC SEND ping-pong, rdma-core).
+    RcPingpong,
+    /// ibv_ud_pingpong (UD SEND ping-pong, rdma-core; --size up to the PMTU).
+    UdPingpong,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, ValueEnum)]
+enum InteropRole {
+    /// roce-sim serves; the guest connects to --ip.
+    Server,
+    /// roce-sim connects to the guest at --peer-ip.
+    Client,
 }
 
 #[derive(clap::Args)]
@@ -415,6 +513,7 @@ fn main() -> ExitCode {
         } => fuzz_transport(frames, seed, qps, mutate),
         Command::Run(a) => run(&a),
         Command::Sweep(a) => sweep(&a),
+        Command::Interop(a) => interop(&a),
         Command::Bench {
             what: BenchWhat::Datapath { width },
         } => {
@@ -540,6 +639,128 @@ fn run(a: &RunArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+fn interop(a: &InteropArgs) -> ExitCode {
+    use roce_sim::interop::{Config, Tool};
+    let bad = |msg: &str| {
+        eprintln!("roce-sim interop: {msg}");
+        ExitCode::from(2)
+    };
+    let Some(pmtu) = roce_wire::Pmtu::from_bytes(a.mtu) else {
+        return bad(&format!(
+            "--mtu {} is not 256, 512, 1024, 2048 or 4096",
+            a.mtu
+        ));
+    };
+    if a.ipv == 5 {
+        return bad("--ipv is 4 or 6");
+    }
+    if matches!(a.engine, InteropEngine::Hw)
+        && (!matches!(a.tool, InteropTool::RcPingpong) || a.ipv == 6)
+    {
+        return bad("--engine hw runs rc-pingpong over IPv4 only");
+    }
+    if matches!(a.tool, InteropTool::UdPingpong) && a.size > pmtu.bytes() {
+        return bad(&format!(
+            "ud-pingpong: --size {} is over the PMTU {} (a UD message is one packet)",
+            a.size,
+            pmtu.bytes()
+        ));
+    }
+    if !(a.clock > 0.0 && a.clock.is_finite()) {
+        return bad("--clock must be a positive number of MHz");
+    }
+    let cfg = Config {
+        listen: a.listen,
+        tool: match a.tool {
+            InteropTool::RcPingpong => Tool::RcPingpong,
+            InteropTool::UdPingpong => Tool::UdPingpong,
+        },
+        server: a.role == InteropRole::Server,
+        ip4: a.ip,
+        peer_ip4: a.peer_ip,
+        ip6: a.ip6,
+        peer_ip6: a.peer_ip6,
+        v6: a.ipv == 6,
+        mac: [0x02, 0x00, 0x00, 0x38, 0x00, 0x01],
+        port: a.port,
+        size: a.size,
+        iters: a.iters,
+        pmtu,
+        clock_mhz: a.clock,
+        wait_cycles: a.wait_cycles,
+        drop_ppm: a.drop,
+        seed: a.seed,
+        timeout: std::time::Duration::from_secs(a.timeout),
+        engine: match a.engine {
+            InteropEngine::Model => roce_sim::interop::Engine::Model,
+            InteropEngine::Hw => roce_sim::interop::Engine::Hw,
+        },
+    };
+    let create = |p: &Option<PathBuf>| match p {
+        Some(p) => std::fs::File::create(p)
+            .map(Some)
+            .map_err(|e| format!("cannot create {}: {e}", p.display())),
+        None => Ok(None),
+    };
+    let (json, pcap) = match (create(&a.json), create(&a.pcap)) {
+        (Ok(j), Ok(p)) => (j, p),
+        (Err(e), _) | (_, Err(e)) => return bad(&e),
+    };
+    let rep = match roce_sim::interop::run(&cfg) {
+        Ok(r) => r,
+        Err(e) => return fail(format_args!("interop: {e}")),
+    };
+    if let Some(f) = pcap {
+        let written = (|| -> Result<(), pcap_file::PcapError> {
+            let mut w = pcap_file::pcap::PcapWriter::new(BufWriter::new(f))?;
+            for (t, fr) in &rep.frames {
+                w.write_packet(&pcap_file::pcap::PcapPacket::new(*t, fr.len() as u32, fr))?;
+            }
+            w.into_writer()
+                .flush()
+                .map_err(pcap_file::PcapError::IoError)
+        })();
+        if let Err(e) = written {
+            return fail(format_args!("writing the pcap: {e}"));
+        }
+    }
+    if let Some(f) = json {
+        let mut w = BufWriter::new(f);
+        if let Err(e) = serde_json::to_writer_pretty(&mut w, &rep.json(&cfg))
+            .map_err(io::Error::from)
+            .and_then(|_| w.flush())
+        {
+            return fail(format_args!("writing the JSON report: {e}"));
+        }
+    }
+    println!(
+        "roce-sim interop: {} {} IPv{}: {} ({} sent, {} received of {}; {} cycles, {:.1} s wall; frames in {} (RoCE {}), out {} (RoCE {}), dropped {})",
+        cfg.tool.name(),
+        if cfg.server { "server" } else { "client" },
+        if cfg.v6 { 6 } else { 4 },
+        if rep.ok { "PASS" } else { "FAIL" },
+        rep.sent,
+        rep.received,
+        cfg.iters,
+        rep.cycles,
+        rep.wall.as_secs_f64(),
+        rep.frames_in,
+        rep.roce_in,
+        rep.frames_out,
+        rep.roce_out,
+        rep.dropped
+    );
+    if rep.ok {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "roce-sim interop: FAILED: {}",
+            rep.error.unwrap_or_default()
+        );
+        ExitCode::FAILURE
+    }
 }
 
 fn sweep(a: &SweepArgs) -> ExitCode {

@@ -1279,6 +1279,64 @@ impl SoftNic {
     fn beats(&self, len: usize) -> u64 {
         (len as u64).div_ceil(self.bytes_per_cycle)
     }
+
+    /// Adds an RC QP in RTS whose frames carry `path`'s Ethernet and IP
+    /// headers (any peer: IPv4 or IPv6, e.g. a live one in `interop`).
+    pub fn create_qp_path(&mut self, s: &QpSetup, path: Path) {
+        let mut a = QpAttr::new(QpType::Rc, s.qpn, s.dest_qpn);
+        a.pmtu = s.pmtu;
+        a.sq_psn = Psn::new(s.sq_psn);
+        a.rq_psn = Psn::new(s.rq_psn);
+        a.timeout = roce_wire::LocalAckTimeout::new(s.timeout).expect("a valid timeout");
+        a.retry_cnt = s.retry_cnt;
+        a.rnr_retry = s.rnr_retry;
+        a.min_rnr_timer = roce_wire::RnrTimer(s.min_rnr_timer);
+        a.max_rd_atomic = s.max_rd_atomic;
+        a.max_dest_rd_atomic = roce_regs::MAX_DEST_RD_ATOMIC as u8;
+        a.pd = PD;
+        self.ep.add_qp(Qp::connected(a, Default::default()), path);
+        self.qpns.push(s.qpn);
+    }
+
+    /// Adds a UD QP in RTS with Q_Key `qkey`; its SENDs carry `path`'s
+    /// headers (one destination station per QP: the model keeps one path
+    /// per QP).
+    pub fn create_ud_qp_path(&mut self, qpn: u32, sq_psn: u32, qkey: u32, pmtu: Pmtu, path: Path) {
+        let mut a = QpAttr::new(QpType::Ud, qpn, 0);
+        a.pmtu = pmtu;
+        a.sq_psn = Psn::new(sq_psn);
+        a.qkey = qkey;
+        a.pd = PD;
+        self.ep.add_qp(Qp::connected(a, Default::default()), path);
+        self.qpns.push(qpn);
+    }
+
+    /// Queues a UD SEND of `len` bytes at `lva` (in `Region::Src`) to QP
+    /// `dest_qpn` with Q_Key `qkey`.
+    pub fn post_send_ud(
+        &mut self,
+        qpn: u32,
+        wr_id: u64,
+        lva: u64,
+        len: u32,
+        dest_qpn: u32,
+        qkey: u32,
+    ) {
+        let sge = Sge {
+            addr: lva,
+            len,
+            lkey: Region::Src.key(),
+        };
+        let mut wr = roce_transport::SendWr::new(wr_id, WrOp::Send, vec![sge]);
+        wr.ud = Some(roce_transport::UdDest {
+            qpn: dest_qpn,
+            qkey,
+        });
+        match self.ep.qp_mut(qpn).expect("a created QP").post_send(wr) {
+            Ok(_) => *self.posted.entry(qpn).or_default() += 1,
+            Err(e) => self.errors.push(format!("QP {qpn}: post_send {e:?}")),
+        }
+    }
 }
 
 impl SimNic for SoftNic {
@@ -1291,17 +1349,6 @@ impl SimNic for SoftNic {
     }
 
     fn create_qp(&mut self, s: &QpSetup, peer: Station) {
-        let mut a = QpAttr::new(QpType::Rc, s.qpn, s.dest_qpn);
-        a.pmtu = s.pmtu;
-        a.sq_psn = Psn::new(s.sq_psn);
-        a.rq_psn = Psn::new(s.rq_psn);
-        a.timeout = roce_wire::LocalAckTimeout::new(s.timeout).expect("a valid timeout");
-        a.retry_cnt = s.retry_cnt;
-        a.rnr_retry = s.rnr_retry;
-        a.min_rnr_timer = roce_wire::RnrTimer(s.min_rnr_timer);
-        a.max_rd_atomic = s.max_rd_atomic;
-        a.max_dest_rd_atomic = roce_regs::MAX_DEST_RD_ATOMIC as u8;
-        a.pd = PD;
         let path = Path {
             eth: roce_wire::EthernetRepr {
                 dst: peer.mac,
@@ -1311,8 +1358,7 @@ impl SimNic for SoftNic {
             },
             ip: ipv4_path(self.station, peer),
         };
-        self.ep.add_qp(Qp::connected(a, Default::default()), path);
-        self.qpns.push(s.qpn);
+        self.create_qp_path(s, path);
     }
 
     fn reg_mrs(&mut self, lay: &Layout) {
