@@ -818,6 +818,7 @@ fn post_send(pp: &mut Pingpong, nic: &mut Nic, size: u32) {
         imm: 0,
         swap: 0,
         compare: 0,
+        inline: false,
     });
     pp.pending |= SEND_WRID;
 }
