@@ -474,6 +474,21 @@ enum ReplayEngine {
     Hw,
 }
 
+/// The `--json` and `--pcap` files, created before a run so that a bad
+/// path fails at once.
+fn create_outputs(
+    json: &Option<PathBuf>,
+    pcap: &Option<PathBuf>,
+) -> Result<(Option<std::fs::File>, Option<std::fs::File>), String> {
+    let create = |p: &Option<PathBuf>| match p {
+        Some(p) => std::fs::File::create(p)
+            .map(Some)
+            .map_err(|e| format!("cannot create {}: {e}", p.display())),
+        None => Ok(None),
+    };
+    Ok((create(json)?, create(pcap)?))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -593,15 +608,9 @@ fn run(a: &RunArgs) -> ExitCode {
         Err(e) => return bad(e),
     };
     // Outputs are created before the run, so a bad path fails at once.
-    let create = |p: &Option<PathBuf>| match p {
-        Some(p) => std::fs::File::create(p)
-            .map(Some)
-            .map_err(|e| format!("cannot create {}: {e}", p.display())),
-        None => Ok(None),
-    };
-    let (json, pcap) = match (create(&a.json), create(&a.pcap)) {
-        (Ok(j), Ok(p)) => (j, p),
-        (Err(e), _) | (_, Err(e)) => return bad(e),
+    let (json, pcap) = match create_outputs(&a.json, &a.pcap) {
+        Ok(f) => f,
+        Err(e) => return bad(e),
     };
     let (report, out) = match roce_sim::run::run(&sc, a.trace.as_deref()) {
         Ok(r) => r,
@@ -698,15 +707,9 @@ fn interop(a: &InteropArgs) -> ExitCode {
             InteropEngine::Hw => roce_sim::interop::Engine::Hw,
         },
     };
-    let create = |p: &Option<PathBuf>| match p {
-        Some(p) => std::fs::File::create(p)
-            .map(Some)
-            .map_err(|e| format!("cannot create {}: {e}", p.display())),
-        None => Ok(None),
-    };
-    let (json, pcap) = match (create(&a.json), create(&a.pcap)) {
-        (Ok(j), Ok(p)) => (j, p),
-        (Err(e), _) | (_, Err(e)) => return bad(&e),
+    let (json, pcap) = match create_outputs(&a.json, &a.pcap) {
+        Ok(f) => f,
+        Err(e) => return bad(&e),
     };
     let rep = match roce_sim::interop::run(&cfg) {
         Ok(r) => r,

@@ -62,6 +62,44 @@ fn bring_up(qpn: u32) -> roce_sim::fw::BringUp {
     }
 }
 
+/// A NIC with CQ 0 (`2^cq_log` CQEs) and QP `qpn` (send and receive
+/// rings of `2^sq_log` / `2^rq_log` WQEs, both completing to CQ 0), with
+/// one 4 KiB MR (`key` at `va`, its page at 0x5000_0000) if asked, brought
+/// to RTS through the firmware.
+fn nic_with_qp(seed: u64, qpn: u32, logs: (u32, u32, u32), mr: Option<(u32, u64)>) -> Device {
+    let mut d = Device::open(seed, AxiMemTiming::FAST).expect("open");
+    d.set_station(A);
+    d.create_cq(0, logs.0);
+    d.create_qp(qpn, logs.1, logs.2, 0, 0);
+    if let Some((key, va)) = mr {
+        let region = roce_wire::mr::Region {
+            pd: roce_sim::nic::PD,
+            access: roce_wire::mr::Access::ALL,
+            base: va,
+            length: 4096,
+            page_shift: 12,
+            pt_base: 0,
+        };
+        d.reg_mr(key, &region, &[0x5000_0000]);
+    }
+    for (what, req) in bring_up(qpn).requests() {
+        d.modify_qp(&req, what);
+    }
+    settle(&mut d, 2_000_000);
+    assert!(d.errors().is_empty(), "{:?}", d.errors());
+    d
+}
+
+/// Nothing but the rings (`Device`'s ring area) was written in host memory.
+fn only_rings_written(d: &Device) {
+    assert!(
+        d.mem
+            .written()
+            .all(|(pa, _)| (0x1_0000_0000..0x2_0000_0000).contains(&pa)),
+        "only the rings were written"
+    );
+}
+
 #[test]
 fn firmware_brings_a_qp_up_and_refuses_an_illegal_transition() {
     let mut d = Device::open(7, AxiMemTiming::FAST).expect("open");
@@ -215,15 +253,7 @@ fn send_wqe(opcode: u8, wr_id: u64) -> SendWqe {
 
 #[test]
 fn bad_wqe_and_bad_doorbell_stop_the_queue() {
-    let mut d = Device::open(9, AxiMemTiming::FAST).expect("open");
-    d.set_station(A);
-    d.create_cq(0, 4);
-    d.create_qp(3, 2, 2, 0, 0);
-    for (what, req) in bring_up(3).requests() {
-        d.modify_qp(&req, what);
-    }
-    settle(&mut d, 2_000_000);
-    assert!(d.errors().is_empty(), "{:?}", d.errors());
+    let mut d = nic_with_qp(9, 3, (4, 2, 2), None);
     // An opcode no verb has: completes with loc-qp-op-err, QP error pulse.
     d.post_send(3, &send_wqe(0x0F, 77)).unwrap();
     let mut cqe = None;
@@ -254,12 +284,7 @@ fn bad_wqe_and_bad_doorbell_stop_the_queue() {
     assert!(d.errors()[before..]
         .iter()
         .any(|e| e.contains("QP 3 to Error")));
-    assert!(
-        d.mem
-            .written()
-            .all(|(pa, _)| (0x1_0000_0000..0x2_0000_0000).contains(&pa)),
-        "only the rings were written"
-    );
+    only_rings_written(&d);
 }
 
 /// Doorbell to the first beat on the wire, the NIC's own share: memory
@@ -267,26 +292,8 @@ fn bad_wqe_and_bad_doorbell_stop_the_queue() {
 /// Counted from the cycle the host's AXI4-Lite doorbell write is issued.
 #[test]
 fn doorbell_to_wire_latency() {
-    use roce_wire::mr::{Access, Region, KEY_INDEX_SHIFT};
-    let mut d = Device::open(11, AxiMemTiming::FAST).expect("open");
-    d.set_station(A);
-    d.create_cq(0, 4);
-    d.create_qp(4, 4, 4, 0, 0);
-    let key = (1 << KEY_INDEX_SHIFT) | 0x42;
-    let region = Region {
-        pd: roce_sim::nic::PD,
-        access: Access::ALL,
-        base: 0x7000_1000,
-        length: 4096,
-        page_shift: 12,
-        pt_base: 0,
-    };
-    d.reg_mr(key, &region, &[0x5000_0000]);
-    for (what, req) in bring_up(4).requests() {
-        d.modify_qp(&req, what);
-    }
-    settle(&mut d, 2_000_000);
-    assert!(d.errors().is_empty(), "{:?}", d.errors());
+    let key = (1 << roce_wire::mr::KEY_INDEX_SHIFT) | 0x42;
+    let mut d = nic_with_qp(11, 4, (4, 4, 4), Some((key, 0x7000_1000)));
     let mut lat = Vec::new();
     for i in 0..8u64 {
         let mut w = send_wqe(2, i); // WrOpcode::Send
@@ -327,15 +334,7 @@ fn doorbell_to_wire_latency() {
 fn inline_payload_is_taken_from_the_wqe() {
     use roce_regs::queue::{WrOpcode, MAX_INLINE};
     use roce_sim::rng::Rng;
-    let mut d = Device::open(13, AxiMemTiming::FAST).expect("open");
-    d.set_station(A);
-    d.create_cq(0, 6);
-    d.create_qp(5, 5, 4, 0, 0);
-    for (what, req) in bring_up(5).requests() {
-        d.modify_qp(&req, what);
-    }
-    settle(&mut d, 2_000_000);
-    assert!(d.errors().is_empty(), "{:?}", d.errors());
+    let mut d = nic_with_qp(13, 5, (6, 5, 4), None);
     let mut rng = Rng::new(13);
     let mut want = Vec::new();
     let lens = [0u32, 1, 7, 8, 33, MAX_INLINE - 1, MAX_INLINE];
@@ -390,12 +389,7 @@ fn inline_payload_is_taken_from_the_wqe() {
             None => assert!(!write, "WQE {i}: a WRITE without RETH"),
         }
     }
-    assert!(
-        d.mem
-            .written()
-            .all(|(pa, _)| (0x1_0000_0000..0x2_0000_0000).contains(&pa)),
-        "only the rings were written"
-    );
+    only_rings_written(&d);
 }
 
 /// Modify-QP to Error with SENDs outstanding (sent, never acknowledged:
@@ -409,27 +403,9 @@ fn error_flushes_and_reset_brings_the_qp_back() {
     use roce_fw::qp::Request;
     use roce_regs::queue::WrOpcode;
     use roce_regs::AttrMask;
-    use roce_wire::mr::{Access, Region, KEY_INDEX_SHIFT};
     const Q: u32 = 6;
-    let mut d = Device::open(17, AxiMemTiming::FAST).expect("open");
-    d.set_station(A);
-    d.create_cq(0, 5);
-    d.create_qp(Q, 4, 4, 0, 0);
-    let key = (1 << KEY_INDEX_SHIFT) | 0x17;
-    let region = Region {
-        pd: roce_sim::nic::PD,
-        access: Access::ALL,
-        base: 0x7000_0000,
-        length: 4096,
-        page_shift: 12,
-        pt_base: 0,
-    };
-    d.reg_mr(key, &region, &[0x5000_0000]);
-    for (what, req) in bring_up(Q).requests() {
-        d.modify_qp(&req, what);
-    }
-    settle(&mut d, 2_000_000);
-    assert!(d.errors().is_empty(), "{:?}", d.errors());
+    let key = (1 << roce_wire::mr::KEY_INDEX_SHIFT) | 0x17;
+    let mut d = nic_with_qp(17, Q, (5, 4, 4), Some((key, 0x7000_0000)));
     let send = |i: u64| {
         let mut w = send_wqe(WrOpcode::Send.value() as u8, i);
         if let Payload::Sgl { sge, .. } = &mut w.payload {
