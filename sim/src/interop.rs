@@ -91,15 +91,30 @@ impl Deframer {
 /// A RoCE v2 frame (Ethernet without VLAN, IPv4 or IPv6, UDP to 4791):
 /// the NIC's; anything else is the host's.
 pub fn is_roce(f: &[u8]) -> bool {
-    if f.len() < 14 {
+    use roce_wire::{ethernet, ipv4, ipv6, udp};
+    let l3 = ethernet::HEADER_LEN;
+    if f.len() < l3 {
         return false;
     }
-    let udp = match u16::from_be_bytes([f[12], f[13]]) {
-        0x0800 if f.len() >= 34 && f[14] >> 4 == 4 && f[23] == 17 => 14 + (f[14] as usize & 15) * 4,
-        0x86dd if f.len() >= 54 && f[20] == 17 => 54,
+    let ty = ethernet::field::ETHERTYPE.start;
+    let at = match u16::from_be_bytes([f[ty], f[ty + 1]]) {
+        ethernet::ETHERTYPE_IPV4
+            if f.len() >= l3 + ipv4::HEADER_LEN
+                && f[l3] >> 4 == 4
+                && f[l3 + ipv4::field::PROTOCOL] == ipv4::PROTOCOL_UDP =>
+        {
+            l3 + (f[l3] as usize & 15) * 4
+        }
+        ethernet::ETHERTYPE_IPV6
+            if f.len() >= l3 + ipv6::HEADER_LEN
+                && f[l3 + ipv6::field::NXT_HDR] == ipv4::PROTOCOL_UDP =>
+        {
+            l3 + ipv6::HEADER_LEN
+        }
         _ => return false,
     };
-    f.len() >= udp + 8 && u16::from_be_bytes([f[udp + 2], f[udp + 3]]) == 4791
+    let dst = at + udp::field::DST_PORT.start;
+    f.len() >= at + udp::HEADER_LEN && u16::from_be_bytes([f[dst], f[dst + 1]]) == udp::ROCE_V2_PORT
 }
 
 // ------------------------------------------- ibv_rc_pingpong's exchange
