@@ -527,6 +527,7 @@ fn resp_chk(size: usize) -> (String, Option<usize>, Vec<(&'static str, u64)>) {
         ("CMD_RNR_NAK", crate::resp_chk::CMD_RNR_NAK),
         ("CMD_DROP", crate::resp_chk::CMD_DROP),
         ("CMD_RESET", crate::resp_chk::CMD_RESET),
+        ("CMD_FLUSH", crate::resp_chk::CMD_FLUSH),
         ("EV_INIT", crate::resp_chk::EV_INIT),
         ("EV_POST_RECV", crate::resp_chk::EV_POST_RECV),
         ("EV_CLEAR", crate::resp_chk::EV_CLEAR),
@@ -559,6 +560,7 @@ fn responder(
         ("EV_CLEAR", crate::resp_chk::EV_CLEAR),
         ("EV_ERROR", crate::resp_chk::EV_ERROR),
         ("RCQE_OK", crate::resp_exec::RCQE_OK),
+        ("RCQE_FLUSH", crate::resp_exec::RCQE_FLUSH),
     ];
     let v = match (width, top, small) {
         (64, false, false) => emit(RespExec64::new()),
@@ -719,6 +721,7 @@ fn host_if_params(w: usize, qps: u64, cqs: u64) -> Vec<(&'static str, u64)> {
         ("RCQE_LOC_LEN", rx::RCQE_LOC_LEN),
         ("RCQE_LOC_QP_OP", rx::RCQE_LOC_QP_OP),
         ("RCQE_FAILED", rx::RCQE_FAILED),
+        ("RCQE_FLUSH", rx::RCQE_FLUSH),
     ]
 }
 

@@ -161,7 +161,8 @@ pub fn rq_resp(w: Option<&RecvWqe>) -> (bool, u32, u64, u32) {
 /// `wr_id` at ring index `wqe_index`. `st` is the `RCQE_*` status mapped:
 /// `RCQE_OK` → `success`, `RCQE_LOC_LEN` → `loc-len-err`,
 /// `RCQE_LOC_QP_OP` → `loc-qp-op-err`, `RCQE_FAILED` (the QP failed with
-/// the WQE in use; `resp_exec` does not say why) → `general-err`.
+/// the WQE in use; `resp_exec` does not say why) → `general-err`;
+/// `RCQE_FLUSH`'s flushed WQEs → `wr-flush-err`.
 pub fn rcqe_to_cqe(
     qpn: u32,
     st: WcStatus,
@@ -407,6 +408,7 @@ pub fn rcqe_status(codes: &Codes, st: u64) -> WcStatus {
         Some("RCQE_OK") => WcStatus::Success,
         Some("RCQE_LOC_LEN") => WcStatus::LocLenErr,
         Some("RCQE_LOC_QP_OP") => WcStatus::LocQpOpErr,
+        Some("RCQE_FLUSH") => WcStatus::WrFlushErr,
         _ => WcStatus::GeneralErr,
     }
 }

@@ -353,6 +353,19 @@ pub fn hw_param(name: &str) -> u64 {
     param(Dut::PARAMS, name)
 }
 
+/// A receive WQE's flush completion (`RCQE_FLUSH`'s).
+fn flushed_recv(qpn: u32, wr_id: u64) -> Cqe {
+    Cqe {
+        qpn,
+        wr_id,
+        ok: false,
+        opcode: WcOpcode::Recv,
+        byte_len: 0,
+        imm: None,
+        status: crate::responder::code("RCQE_FLUSH") as u32,
+    }
+}
+
 fn be32(b: &[u8]) -> u32 {
     u32::from_be_bytes(b.try_into().unwrap())
 }
@@ -571,6 +584,9 @@ pub struct HwNic {
     rq: Vec<VecDeque<RecvWr>>,
     rq_cur: Vec<Option<RecvWr>>,
     rq_taken: Vec<VecDeque<u64>>,
+    /// The receive queue flushes (`RCQE_FLUSH` seen): every WQE completes
+    /// with a flush error, lookups answer none, later completions drop.
+    rq_fl: Vec<bool>,
     rq_resp: VecDeque<(u64, Option<RecvWr>)>,
     rx_q: VecDeque<(u64, Vec<u8>)>,
     rx_cur: Option<(Vec<u8>, usize)>,
@@ -617,6 +633,7 @@ impl HwNic {
             rq: vec![VecDeque::new(); qps as usize],
             rq_cur: vec![None; qps as usize],
             rq_taken: vec![VecDeque::new(); qps as usize],
+            rq_fl: vec![false; qps as usize],
             rq_resp: VecDeque::new(),
             rx_q: VecDeque::new(),
             rx_cur: None,
@@ -764,6 +781,7 @@ impl SimNic for HwNic {
         self.rq[i].clear();
         self.rq_cur[i] = None;
         self.rq_taken[i].clear();
+        self.rq_fl[i] = false;
         self.wqes[i].clear();
         if self.on_port == Some(s.qpn) {
             self.on_port = None;
@@ -837,7 +855,11 @@ impl SimNic for HwNic {
     }
 
     fn post_recv(&mut self, qpn: u32, wr: RecvWr) {
-        self.rq[qpn as usize].push_back(wr);
+        if self.rq_fl[qpn as usize] {
+            self.cq.push_back(flushed_recv(qpn, wr.wr_id));
+        } else {
+            self.rq[qpn as usize].push_back(wr);
+        }
         self.rsp_ev
             .push_back((hw_param("RSP_EV_POST_RECV"), qpn, 1));
     }
@@ -1130,7 +1152,24 @@ impl SimNic for HwNic {
             self.in_hw[i] = self.in_hw[i].saturating_sub(1);
             self.posted[i] = self.posted[i].saturating_sub(1);
         }
-        if d.get_m_rcqe_valid() {
+        let rcqe_flush = crate::responder::code("RCQE_FLUSH");
+        if d.get_m_rcqe_valid() && d.get_m_rcqe_status() as u64 == rcqe_flush {
+            // The QP went to Error: what was taken, then what was posted,
+            // completes with a flush error (as host_if does).
+            let q = d.get_m_rcqe_qpn();
+            let i = q as usize;
+            self.rq_fl[i] = true;
+            self.rq_cur[i] = None;
+            let ids: Vec<u64> = self.rq_taken[i]
+                .drain(..)
+                .chain(self.rq[i].drain(..).map(|w| w.wr_id))
+                .collect();
+            for id in ids {
+                self.cq.push_back(flushed_recv(q, id));
+            }
+        } else if d.get_m_rcqe_valid() && self.rq_fl[d.get_m_rcqe_qpn() as usize] {
+            // After the flush: its WQE was flushed.
+        } else if d.get_m_rcqe_valid() {
             let q = d.get_m_rcqe_qpn();
             let status = d.get_m_rcqe_status() as u64;
             let op = d.get_m_rcqe_opcode() as u8;
@@ -1157,7 +1196,9 @@ impl SimNic for HwNic {
         }
         if d.get_m_rq_req_valid() {
             let q = d.get_m_rq_req_qpn() as usize;
-            let w = if d.get_m_rq_req_pop() {
+            let w = if self.rq_fl[q] {
+                None
+            } else if d.get_m_rq_req_pop() {
                 let w = self.rq[q].pop_front();
                 if let Some(w) = w {
                     self.rq_cur[q] = Some(w);

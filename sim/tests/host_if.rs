@@ -505,6 +505,49 @@ const RECV_OPCODES: [u8; 12] = [
     0x04, 0x05, 0x02, 0x03, 0x0B, 0x09, 0x17, 0x16, 0x24, 0x25, 0x2B, 0x64,
 ];
 
+/// The model's side of `RCQE_FLUSH` (or of WQEs posted to a flushing
+/// ring): the WQEs taken and not completed, then those posted and not
+/// taken, complete in order with a flush error. Returns how many.
+fn flush_model(
+    mem: &AxiMem,
+    q: u32,
+    rq: &mut RecvQueue,
+    popped: &mut VecDeque<(u32, RecvWqe)>,
+    done: &mut u32,
+    cqs: &mut Cqs,
+    cqn: u32,
+) -> usize {
+    let mut all: Vec<(u32, RecvWqe)> = popped.drain(..).collect();
+    while let Some(h) = rq.head(mem) {
+        rq.pop();
+        all.push(h);
+    }
+    for (i, w) in &all {
+        let c = rcqe_to_cqe(q, WcStatus::WrFlushErr, 0, 0, 0, w.wr_id, *i);
+        cqs.push(cqn, &c, true);
+        *done = ring::next(*done);
+    }
+    all.len()
+}
+
+/// Steps until QP `q`'s flush is done: its `rq_ci` (WQEs taken or
+/// flushed) is the model's and CQ `c`'s PI too (the flush runs in the
+/// fetcher's turns, after the operation that started it).
+fn wait_flushed(b: &mut Bench, cqs: &Cqs, q: u32, ci: u32, c: u32, what: &str) {
+    let want = cqs.cqs[&c].cq.ring.pi;
+    for _ in 0..400 {
+        if hq::cq_status::PI.get(b.rd(hq::cq_status::addr(c))) == want
+            && b.rd(hq::rq_ci::addr(q)) == ci
+        {
+            return;
+        }
+        for _ in 0..50 {
+            b.step();
+        }
+    }
+    panic!("{what}: QP {q} rq_ci never reached {ci} or CQ {c} PI {want}");
+}
+
 fn receive_half(width: usize, default_seed: u64) {
     let s = Rng::seed_from_env(&format!("host_if::receive_half_w{width}"), default_seed);
     let mut rng = Rng::new(s);
@@ -538,10 +581,52 @@ fn receive_half(width: usize, default_seed: u64) {
     }
     let mut id = 0u64;
     let (mut lookups, mut rnr, mut cqes_in, mut recreated) = (0, 0, 0, 0);
+    let st_flush = roce_sim::param(CODES, "RCQE_FLUSH") as u32;
+    // QPs whose receive queue flushes (RCQE_FLUSH sent, ring not restarted).
+    let mut fl: BTreeMap<u32, bool> = BTreeMap::new();
+    let (mut flushes, mut flushed, mut late, mut restarts) = (0, 0, 0, 0);
     for n in 0..4000 {
         let q = qps[rng.below(qps.len() as u64) as usize];
         let (rq, cqn, held, popped, done) = rqs.get_mut(&q).unwrap();
         let cqn = *cqn;
+        let flushing = fl.get(&q).copied().unwrap_or(false);
+        if !flushing && rng.chance(8) {
+            // The QP goes to Error: RCQE_FLUSH.
+            let c = Rcqe {
+                qpn: q,
+                status: st_flush,
+                opcode: 0,
+                len: 0,
+                imm: 0,
+            };
+            flushed += flush_model(&b.mem, q, rq, popped, done, &mut cqs, cqn);
+            b.rcqe = Some(c);
+            b.until(5000, "flush taken", |b| b.rcqe.is_none());
+            let ci = rq.ring.ci;
+            wait_flushed(&mut b, &cqs, q, ci, cqn, &format!("op {n}: QP {q} flush"));
+            cqs.check(&mut b, cqn, &format!("op {n}: QP {q} flush"));
+            fl.insert(q, true);
+            flushes += 1;
+            continue;
+        }
+        if flushing && rng.chance(60) {
+            // Modify to Reset: the driver restarts the ring (flush mark
+            // off), once every doorbell was reported.
+            let pi = rq.ring.pi;
+            b.until(5000, "posts reported", |b| {
+                b.posted.get(&q).copied().unwrap_or(0) == pi
+            });
+            *b.posted.get_mut(&q).unwrap() = 0;
+            let (base, log) = (rq.ring.base, rq.ring.log_size);
+            b.set_rq(q, base, log, cqn);
+            *rq = RecvQueue::new(base, log);
+            *held = None;
+            popped.clear();
+            *done = 0;
+            fl.insert(q, false);
+            restarts += 1;
+            continue;
+        }
         match rng.below(10) {
             // Post and ring.
             0 | 1 => {
@@ -555,11 +640,22 @@ fn receive_half(width: usize, default_seed: u64) {
                 }
                 let pi = rq.ring.pi;
                 b.wr(db::rq_pi::addr(q), pi);
+                if flushing {
+                    // Posted in Error: flushed in the fetcher's turns.
+                    flushed += flush_model(&b.mem, q, rq, popped, done, &mut cqs, cqn);
+                    let ci = rq.ring.ci;
+                    let what = format!("op {n}: QP {q} post in Error");
+                    wait_flushed(&mut b, &cqs, q, ci, cqn, &what);
+                    cqs.check(&mut b, cqn, &format!("op {n}: QP {q} post in Error"));
+                }
             }
             // Lookups.
             2..=4 => {
                 let pop = !rng.chance(250);
-                let want = if pop {
+                let want = if pop && flushing {
+                    rnr += 1;
+                    None
+                } else if pop {
                     let h = rq.head(&b.mem);
                     if let Some((i, w)) = h {
                         rq.pop();
@@ -589,6 +685,27 @@ fn receive_half(width: usize, default_seed: u64) {
             // A receive completion: of the oldest WQE popped and not
             // completed (the responder completes them in order; several
             // may be popped ahead, and the held one is the newest).
+            5..=7 if flushing => {
+                // A completion after the flush: dropped (its WQE was
+                // flushed), nothing written.
+                b.rcqe = Some(Rcqe {
+                    qpn: q,
+                    status: 0,
+                    opcode: RECV_OPCODES[0] as u32,
+                    len: 8,
+                    imm: 0,
+                });
+                b.until(5000, "late rcqe taken", |b| b.rcqe.is_none());
+                for _ in 0..100 {
+                    b.step();
+                }
+                cqs.check(
+                    &mut b,
+                    cqn,
+                    &format!("op {n}: QP {q} completion after the flush"),
+                );
+                late += 1;
+            }
             5..=7 => {
                 let Some((idx, w)) = popped.pop_front() else {
                     continue;
@@ -599,7 +716,8 @@ fn receive_half(width: usize, default_seed: u64) {
                     status: if rng.chance(700) {
                         0
                     } else {
-                        rng.below(8) as u32
+                        // Any status but RCQE_FLUSH (not a completion).
+                        (st_flush + 1 + rng.below(7) as u32) % 8
                     },
                     opcode: RECV_OPCODES[rng.below(RECV_OPCODES.len() as u64) as usize] as u32,
                     len: edge(&mut rng, 32) as u32,
@@ -654,8 +772,17 @@ fn receive_half(width: usize, default_seed: u64) {
         b.events.len(),
         b.cycle
     );
+    println!(
+        "  {flushes} flushes ({flushed} WQEs flushed), {late} completions after one dropped, \
+         {restarts} rings restarted"
+    );
     assert!(
-        rnr > 0 && !b.events.is_empty() && overruns + recreated > 0,
+        rnr > 0
+            && !b.events.is_empty()
+            && overruns + recreated > 0
+            && flushed > 0
+            && late > 0
+            && restarts > 0,
         "coverage"
     );
 }

@@ -41,10 +41,13 @@ const CMD_NAK: u64 = 2;
 const CMD_RNR_NAK: u64 = 3;
 const CMD_DROP: u64 = 4;
 const CMD_RESET: u64 = 5;
+const CMD_FLUSH: u64 = 6;
 const EV_INIT: u64 = 0;
 const EV_POST_RECV: u64 = 1;
 const EV_CLEAR: u64 = 2;
 const EV_ERROR: u64 = 3;
+/// The bench's own kind: `EV_ERROR` with `s_ev_exec` (the executor's).
+const EV_EXEC_ERROR: u64 = 0x100 | EV_ERROR;
 
 /// The context packing of `csr::ctx_layout()`, walked here from the
 /// register map on its own: context registers in map order, fields in
@@ -169,6 +172,8 @@ struct HwRun {
     cmds: Vec<Cmd>,
     /// `CMD_RESET` commands: (header commands before it, QPN).
     resets: Vec<(usize, u32)>,
+    /// `CMD_FLUSH` commands, likewise.
+    flushes: Vec<(usize, u32)>,
     errors: Vec<u32>,
     cycles: u64,
     /// Cycle of each header's handshake and of each command's.
@@ -232,9 +237,14 @@ fn run_hw(ctx0: &[Ctx], items: &[Item], pace: Pace, rng: &mut Rng) -> HwRun {
         .iter()
         .filter(|i| matches!(i, Item::Ev { kind, .. } if *kind == EV_INIT || *kind == EV_CLEAR))
         .count();
+    let want_flushes = items
+        .iter()
+        .filter(|i| matches!(i, Item::Ev { kind, .. } if *kind == EV_ERROR))
+        .count();
     let mut run = HwRun {
         cmds: Vec::new(),
         resets: Vec::new(),
+        flushes: Vec::new(),
         errors: Vec::new(),
         cycles: 0,
         hdr_cycles: Vec::new(),
@@ -242,7 +252,11 @@ fn run_hw(ctx0: &[Ctx], items: &[Item], pace: Pace, rng: &mut Rng) -> HwRun {
         counters: HashMap::new(),
     };
     let mut cycle = 0u64;
-    while run.cmds.len() < want || run.resets.len() < want_resets || !q.is_empty() {
+    while run.cmds.len() < want
+        || run.resets.len() < want_resets
+        || run.flushes.len() < want_flushes
+        || !q.is_empty()
+    {
         while let Some(Item::SetCtx(n, c)) = q.front() {
             ctx[*n as usize] = c.pack();
             q.pop_front();
@@ -260,7 +274,8 @@ fn run_hw(ctx0: &[Ctx], items: &[Item], pace: Pace, rng: &mut Rng) -> HwRun {
             }
             Some(Item::Ev { kind, qpn, count }) if !idle => {
                 ev = true;
-                d.set_s_ev_kind(*kind as _);
+                d.set_s_ev_kind((*kind & 3) as _);
+                d.set_s_ev_exec(*kind == EV_EXEC_ERROR);
                 d.set_s_ev_qpn(*qpn as _);
                 d.set_s_ev_count(*count as _);
             }
@@ -283,6 +298,8 @@ fn run_hw(ctx0: &[Ctx], items: &[Item], pace: Pace, rng: &mut Rng) -> HwRun {
         }
         if d.get_m_cmd_valid() && ready && d.get_m_cmd_kind() as u64 == CMD_RESET {
             run.resets.push((run.cmds.len(), d.get_m_cmd_qpn()));
+        } else if d.get_m_cmd_valid() && ready && d.get_m_cmd_kind() as u64 == CMD_FLUSH {
+            run.flushes.push((run.cmds.len(), d.get_m_cmd_qpn()));
         } else if d.get_m_cmd_valid() && ready {
             run.cmd_cycles.push(cycle);
             run.cmds.push(Cmd {
@@ -427,7 +444,7 @@ impl World {
                     out.push(r);
                 }
                 Item::Ev { kind, qpn, count } if *kind == EV_POST_RECV => self.post(*qpn, *count),
-                Item::Ev { kind, qpn, .. } if *kind == EV_ERROR => {
+                Item::Ev { kind, qpn, .. } if *kind & 3 == EV_ERROR => {
                     let qp = &mut self.qps[*qpn as usize];
                     let a = *qp.attr();
                     qp.modify(QpState::Error, &a).unwrap();
@@ -634,8 +651,10 @@ fn differential(
     let (want, want_err) = world.expect(&all);
     let hw = run_hw(ctx0, &all, pace, rng);
     assert_eq!(hw.cmds.len(), want.len(), "{test}: one command per header");
-    // One CMD_RESET per INIT/CLEAR event, in order with the headers.
+    // One CMD_RESET per INIT/CLEAR event and one CMD_FLUSH per firmware
+    // ERROR (none for the executor's), in order with the headers.
     let mut resets = Vec::new();
+    let mut flushes = Vec::new();
     let mut hdrs = 0;
     for it in &all {
         match it {
@@ -643,12 +662,17 @@ fn differential(
             Item::Ev { kind, qpn, .. } if *kind == EV_INIT || *kind == EV_CLEAR => {
                 resets.push((hdrs, *qpn))
             }
+            Item::Ev { kind, qpn, .. } if *kind == EV_ERROR => flushes.push((hdrs, *qpn)),
             _ => {}
         }
     }
     assert_eq!(
         hw.resets, resets,
         "{test}: CMD_RESET per INIT/CLEAR, in order"
+    );
+    assert_eq!(
+        hw.flushes, flushes,
+        "{test}: CMD_FLUSH per firmware ERROR, in order"
     );
     // Executor, replaying context changes in item order.
     let mut ctx = ctx0.to_vec();
@@ -1136,13 +1160,21 @@ fn error_event_stops_the_qp() {
     ]);
     let mut s0 = Sender::new(0, &ctx[0]);
     s0.message(OpKind::Send, false, 4, 0, 0, &mut items);
+    // The executor's Error on QP 1: dropped after it, and no CMD_FLUSH
+    // (the executor flushes the receive queue itself).
+    items.push(ev(EV_EXEC_ERROR, 1, 0));
+    s1.message(OpKind::Send, false, 4, 0, 0, &mut items);
     let (hw, want) = differential("error_event", &ctx, &items, RANDOM, &mut rng);
     assert_eq!(want[0], vec![(ACK, 40, Some((NO_CREDITS, 1)))]);
     assert!(want[1].is_empty());
     assert_eq!(want[2], vec![(ACK, 50, Some((NO_CREDITS, 1)))]);
     assert_eq!(want[3], vec![(ACK, 40, Some((0x20 | 12, 0)))]);
-    assert_eq!(hw.counters["drop_state"], 1);
-    // The error came from outside: no m_qp_error pulse.
+    assert!(want[4].is_empty());
+    assert_eq!(hw.counters["drop_state"], 2);
+    // The firmware's Error on QP 0 only: one CMD_FLUSH, after its first
+    // SEND's command.
+    assert_eq!(hw.flushes, vec![(1, 0)]);
+    // The errors came from outside: no m_qp_error pulse.
     assert!(hw.errors.is_empty());
 }
 
@@ -1289,8 +1321,14 @@ fn random_traffic(rng: &mut Rng, ctx: &mut [Ctx], msgs: usize, active: u32) -> V
             chunk.insert(0, ev(EV_POST_RECV, q, rng.range(1, 3) as u32));
         }
         if rng.chance(8) {
-            // The executor met a remote access error.
-            chunk.push(ev(EV_ERROR, q, 0));
+            // The executor met a remote access error, or the firmware
+            // moved the QP to Error.
+            let k = if rng.chance(500) {
+                EV_EXEC_ERROR
+            } else {
+                EV_ERROR
+            };
+            chunk.push(ev(k, q, 0));
         }
         let (_, _) = model.expect(&chunk);
         items.append(&mut chunk);
@@ -1398,6 +1436,7 @@ fn codes_are_the_catalogues() {
         ("CMD_RNR_NAK", CMD_RNR_NAK),
         ("CMD_DROP", CMD_DROP),
         ("CMD_RESET", CMD_RESET),
+        ("CMD_FLUSH", CMD_FLUSH),
         ("EV_INIT", EV_INIT),
         ("EV_POST_RECV", EV_POST_RECV),
         ("EV_CLEAR", EV_CLEAR),

@@ -781,9 +781,23 @@ fn axi_write_error(seed: u64, stall: u32, send: bool) {
     if send {
         // Every receive WQE taken completes: the failed QP's first BAD
         // with success, then at least one (the failed packet's), all
-        // failed; the other QPs' all with success.
+        // failed; the other QPs' all with success. The failed QP's
+        // RCQE_FLUSH (the host interface flushes the rest) follows its
+        // failed packet's completion; no other QP has one.
+        let fl = code("RCQE_FLUSH") as u32;
         for q in 0..NQ {
-            let st: Vec<u32> = hw.cqes.iter().filter(|c| c.0 == q).map(|c| c.1).collect();
+            let all: Vec<u32> = hw.cqes.iter().filter(|c| c.0 == q).map(|c| c.1).collect();
+            let marks: Vec<usize> = (0..all.len()).filter(|&i| all[i] == fl).collect();
+            if q as usize == BAD_QP {
+                assert_eq!(marks.len(), 1, "QP {q}: one RCQE_FLUSH in {all:?}");
+                assert!(
+                    marks[0] > BAD,
+                    "QP {q}: RCQE_FLUSH after the failure: {all:?}"
+                );
+            } else {
+                assert!(marks.is_empty(), "QP {q}: {all:?}");
+            }
+            let st: Vec<u32> = all.into_iter().filter(|&s| s != fl).collect();
             let left = hw.rq.get(&q).map_or(0, |r| r.len());
             assert_eq!(st.len() + left, N, "QP {q}: WQEs taken = completions");
             if q as usize == BAD_QP {

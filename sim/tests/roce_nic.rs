@@ -10,6 +10,9 @@
 //!   lossless and over a lossy link, every byte checked by the run.
 //! - Bad input: a doorbell beyond the ring and a WQE with an unknown
 //!   opcode stop the queue with an error (never a hang, nothing written).
+//! - Modify-QP to Error: outstanding sends and every receive WQE not
+//!   completed (a half-received SEND's included) complete in order with
+//!   `WR_FLUSH_ERR`, as the transport model; Reset brings the QP back.
 
 #![cfg(roce_picorv32)]
 
@@ -67,6 +70,17 @@ fn bring_up(qpn: u32) -> roce_sim::fw::BringUp {
 /// one 4 KiB MR (`key` at `va`, its page at 0x5000_0000) if asked, brought
 /// to RTS through the firmware.
 fn nic_with_qp(seed: u64, qpn: u32, logs: (u32, u32, u32), mr: Option<(u32, u64)>) -> Device {
+    nic_brought_up(seed, logs, mr, bring_up(qpn))
+}
+
+/// [`nic_with_qp`] with the QP's attributes `up`.
+fn nic_brought_up(
+    seed: u64,
+    logs: (u32, u32, u32),
+    mr: Option<(u32, u64)>,
+    up: roce_sim::fw::BringUp,
+) -> Device {
+    let qpn = up.qpn;
     let mut d = Device::open(seed, AxiMemTiming::FAST).expect("open");
     d.set_station(A);
     d.create_cq(0, logs.0);
@@ -82,7 +96,7 @@ fn nic_with_qp(seed: u64, qpn: u32, logs: (u32, u32, u32), mr: Option<(u32, u64)
         };
         d.reg_mr(key, &region, &[0x5000_0000]);
     }
-    for (what, req) in bring_up(qpn).requests() {
+    for (what, req) in up.requests() {
         d.modify_qp(&req, what);
     }
     settle(&mut d, 2_000_000);
@@ -497,5 +511,241 @@ fn error_flushes_and_reset_brings_the_qp_back() {
             .all(|e| e.contains(&format!("QP {Q} to Error"))),
         "{:?}",
         d.errors()
+    );
+}
+
+/// The peer's station (the bring-up's DMAC and DGID).
+const B: Station = Station {
+    mac: [0x02, 0, 0, 0, 0, 0x0b],
+    ip: [10, 0, 0, 2],
+};
+
+/// A SEND packet (`pos`) from B to QP `qpn` with `payload`.
+fn send_packet(
+    qpn: u32,
+    pos: roce_wire::opcode::Position,
+    psn: u32,
+    payload: Vec<u8>,
+) -> roce_transport::Packet {
+    use roce_wire::opcode::{OpKind, Transport, TABLE};
+    let op = TABLE
+        .iter()
+        .find(|i| {
+            i.transport == Transport::Rc
+                && i.kind == OpKind::Send
+                && i.position == pos
+                && i.headers.is_empty()
+        })
+        .expect("a plain RC SEND opcode");
+    roce_transport::Packet {
+        bth: roce_wire::BthRepr {
+            opcode: roce_wire::Opcode(op.code),
+            solicited: false,
+            mig_req: false,
+            pad_count: 0,
+            tver: 0,
+            pkey: roce_wire::bth::DEFAULT_PKEY,
+            fecn: false,
+            becn: false,
+            dest_qp: qpn,
+            ack_req: true,
+            psn: roce_wire::Psn::new(psn),
+        },
+        ext: Default::default(),
+        payload,
+    }
+}
+
+/// A QP moved to Error by the firmware with receive WQEs posted, one SEND
+/// complete and one half received (FIRST and MIDDLE, its LAST never
+/// comes), then a receive posted in Error, against the transport model
+/// fed the same packets: the same completions in the same order — the
+/// finished SEND's success, then every other receive WQE (the half-filled
+/// one first) with `WR_FLUSH_ERR`. After Reset, the rings restarted and
+/// the QP up again, a SEND lands in a new receive WQE.
+#[test]
+fn error_flushes_the_receive_queue() {
+    use roce_fw::qp::Request;
+    use roce_regs::queue::{RecvWqe, WcOpcode};
+    use roce_regs::AttrMask;
+    use roce_transport::{HostMemory, Qp, QpAttr};
+    use roce_wire::opcode::Position;
+    const Q: u32 = 9;
+    let key = (1 << roce_wire::mr::KEY_INDEX_SHIFT) | 0x29;
+    let va = 0x7000_0000u64;
+    let mut up = bring_up(Q);
+    up.path_mtu = roce_wire::Pmtu::Mtu256 as u32;
+    let mut d = nic_brought_up(23, (5, 4, 4), Some((key, va)), up);
+    // The model: the responder's side of the same QP.
+    let mut mem = HostMemory::new(4, 16);
+    let (mkey, mva) = mem.alloc(0, roce_wire::mr::Access::ALL, 4096);
+    let mut a = QpAttr::new(roce_transport::QpType::Rc, Q, Q);
+    a.pmtu = roce_wire::Pmtu::Mtu256;
+    a.rq_psn = roce_wire::Psn::new(up.rq_psn);
+    let mut m = Qp::new(a, roce_transport::Config::default());
+    for st in [roce_transport::QpState::Init, roce_transport::QpState::Rtr] {
+        m.modify(st, &a).unwrap();
+    }
+    let post = |d: &mut Device, m: &mut Qp, i: u64| {
+        let mut sge = [Sge::default(); MAX_SGE as usize];
+        sge[0] = Sge {
+            addr: va + 512 * (i % 8),
+            length: 512,
+            lkey: key,
+        };
+        let wr_id = 100 + i;
+        d.post_recv(
+            Q,
+            &RecvWqe {
+                wr_id,
+                num_sge: 1,
+                sge,
+            },
+        )
+        .unwrap();
+        m.post_recv(roce_transport::RecvWr {
+            wr_id,
+            sgl: vec![roce_transport::Sge {
+                addr: mva + 512 * (i % 8),
+                len: 512,
+                lkey: mkey,
+            }],
+        })
+        .unwrap();
+    };
+    for i in 0..5 {
+        post(&mut d, &mut m, i);
+    }
+    let bytes =
+        |n: usize, seed: u8| -> Vec<u8> { (0..n).map(|k| seed.wrapping_add(k as u8)).collect() };
+    let psn0 = up.rq_psn;
+    let pkts = [
+        send_packet(Q, Position::Only, psn0, bytes(100, 1)),
+        send_packet(Q, Position::First, psn0 + 1, bytes(256, 2)),
+        send_packet(Q, Position::Middle, psn0 + 2, bytes(256, 3)),
+    ];
+    let (eth, ip) = (
+        roce_wire::EthernetRepr {
+            dst: A.mac,
+            src: B.mac,
+            vlan: None,
+            ethertype: 0,
+        },
+        roce_sim::nic::ipv4_path(B, A),
+    );
+    let udp = roce_wire::UdpRepr {
+        src_port: roce_wire::udp::roce_src_port(7),
+        dst_port: roce_wire::udp::ROCE_V2_PORT,
+        checksum: 0,
+        payload_len: 0,
+    };
+    for p in &pkts {
+        let f = p.to_frame(eth, ip, udp).expect("a well-formed frame");
+        let at = d.cycle();
+        d.push_rx(at, f);
+        m.receive(0, p, false, &mut mem);
+    }
+    // Until the MIDDLE is acknowledged (its data written), then Error.
+    let mut acked = None;
+    for _ in 0..20_000 {
+        d.step();
+        while let Some((_, f)) = d.pop_tx() {
+            let f = roce_wire::Frame::parse(&f).expect("a valid ACK");
+            acked = Some(f.repr.bth.psn.value());
+        }
+        if acked == Some(psn0 + 2) {
+            break;
+        }
+    }
+    assert_eq!(acked, Some(psn0 + 2), "the MIDDLE acknowledged");
+    let state = |s: QpState| Request {
+        qpn: Q,
+        mask: AttrMask::State.value(),
+        qp_state: s.value(),
+        ..Request::default()
+    };
+    d.modify_qp(&state(QpState::Error), "to Error");
+    settle(&mut d, 2_000_000);
+    m.modify(roce_transport::QpState::Error, &a).unwrap();
+    post(&mut d, &mut m, 5);
+    let mut got = Vec::new();
+    for _ in 0..50_000 {
+        d.step();
+        while let Some(c) = d.poll_cq(0) {
+            got.push(c);
+        }
+        if got.len() >= 6 {
+            break;
+        }
+    }
+    let flush = WcStatus::WrFlushErr.value() as u8;
+    let recv = WcOpcode::Recv.value() as u8;
+    let got: Vec<(u64, u8, u8, u32)> = got
+        .iter()
+        .map(|c| (c.wr_id, c.status, c.opcode, c.byte_len))
+        .collect();
+    let mut want = Vec::new();
+    while let Some(c) = m.poll_cq() {
+        let st = match c.status {
+            roce_transport::WcStatus::Success => WcStatus::Success.value() as u8,
+            roce_transport::WcStatus::WrFlushErr => flush,
+            s => panic!("the model completed {} with {s:?}", c.wr_id),
+        };
+        assert_eq!(c.opcode, roce_transport::WcOpcode::Recv);
+        want.push((c.wr_id, st, recv, c.byte_len));
+    }
+    assert_eq!(got, want, "receive completions against the model");
+    assert_eq!(
+        want.iter().map(|w| (w.0, w.1)).collect::<Vec<_>>(),
+        [
+            (100, WcStatus::Success.value() as u8),
+            (101, flush),
+            (102, flush),
+            (103, flush),
+            (104, flush),
+            (105, flush)
+        ],
+        "the finished SEND, then every other WQE flushed in order"
+    );
+    assert_eq!(
+        d.mem.peek(0x5000_0000, 100),
+        bytes(100, 1),
+        "the SEND ONLY landed"
+    );
+    // Reset, the rings restarted, up again: receives work again.
+    d.modify_qp(&state(QpState::Reset), "to Reset");
+    settle(&mut d, 2_000_000);
+    d.create_qp(Q, 4, 4, 0, 0);
+    let mut up2 = up;
+    up2.rq_psn = 0x00_0200;
+    for (what, req) in up2.requests() {
+        d.modify_qp(&req, what);
+    }
+    settle(&mut d, 2_000_000);
+    post(&mut d, &mut m, 6);
+    let p = send_packet(Q, Position::Only, 0x200, bytes(40, 9));
+    let at = d.cycle();
+    d.push_rx(at, p.to_frame(eth, ip, udp).unwrap());
+    let mut c = None;
+    for _ in 0..20_000 {
+        d.step();
+        c = c.or_else(|| d.poll_cq(0));
+        if c.is_some() {
+            break;
+        }
+    }
+    let c = c.expect("a receive completion after the restart");
+    assert_eq!(
+        (c.wr_id, c.status, c.byte_len),
+        (106, WcStatus::Success.value() as u8, 40),
+        "the SEND after Reset"
+    );
+    assert_eq!(d.mem.peek(0x5000_0000 + 512 * 6, 40), bytes(40, 9));
+    assert!(
+        d.mem
+            .written()
+            .all(|(pa, _)| (0x1_0000_0000..0x2_0000_0000).contains(&pa)
+                || (0x5000_0000..0x5000_1000).contains(&pa)),
+        "only the rings and the MR's page were written"
     );
 }

@@ -27,6 +27,13 @@
 //!   completes receive WQEs in the order it took them, and may take
 //!   several first); its WR_ID is read again from the ring (one 32-byte
 //!   `dma_rd`), its index is the CQE's `WQE_INDEX`.
+//!   `RCQE_FLUSH` (the QP went to Error) sets the ring's flush mark: the
+//!   fetcher's round robin then completes every receive WQE not completed
+//!   (`rq_cc` up to `rq_pi`, one CQE per turn, WR_ID read from the ring)
+//!   with `WR_FLUSH_ERR`, and any posted later; lookups answer not ok and
+//!   the QP's later completions are dropped (their WQEs were flushed),
+//!   until `rq_cfg` restarts the ring (a driver restarts its rings on the
+//!   modify to Reset).
 //!   An `rq_pi` doorbell that moves the producer index by n > 0 (and is
 //!   not beyond the ring) offers `m_post_recv` (QPN, n): `resp_chk`'s
 //!   `POST_RECV` credits for its RNR decision. The offer is held until
@@ -61,7 +68,7 @@ use crate::req_engine::{
     ST_FLUSH, ST_LOC_LEN, ST_LOC_PROT, ST_REM_ACCESS, ST_REM_INV_REQ, ST_REM_OP, ST_RETRY_EXC,
     ST_RNR_RETRY_EXC, ST_SUCCESS,
 };
-use crate::resp_exec::{RCQE_FAILED, RCQE_LOC_LEN, RCQE_LOC_QP_OP, RCQE_OK};
+use crate::resp_exec::{RCQE_FAILED, RCQE_FLUSH, RCQE_LOC_LEN, RCQE_LOC_QP_OP, RCQE_OK};
 use crate::stream::check_width;
 use roce_regs::queue::{cqe, rwqe, swqe, SendFlag, WcOpcode, WcStatus, WrOpcode};
 use roce_regs::{db, hq};
@@ -124,6 +131,8 @@ pub struct QpRing {
     /// and may take several before completing the first).
     pub rq_cc: Bits<16>,
     pub rq_err: Bit,
+    /// The receive queue flushes (the QP is in Error).
+    pub rq_fl: Bit,
     /// The receive WQE in use (popped last): its answer, index and wr_id.
     pub rq_ok: Bit,
     pub rq_idx: Bits<16>,
@@ -256,13 +265,15 @@ pub fn st_table() -> u128 {
 }
 
 /// `WcStatus` per `resp_exec` `RCQE_*` (8 bytes; `RCQE_FAILED` and unknown
-/// codes `general-err`, as `host_rings::rcqe_to_cqe`).
+/// codes `general-err`, as `host_rings::rcqe_to_cqe`; `RCQE_FLUSH`'s
+/// flushed WQEs `wr-flush-err`).
 pub fn rcqe_st_table() -> u64 {
     let map = [
         (RCQE_OK, WcStatus::Success),
         (RCQE_LOC_LEN, WcStatus::LocLenErr),
         (RCQE_LOC_QP_OP, WcStatus::LocQpOpErr),
         (RCQE_FAILED, WcStatus::GeneralErr),
+        (RCQE_FLUSH, WcStatus::WrFlushErr),
     ];
     (0..8u64)
         .map(|s| {
@@ -441,6 +452,8 @@ pub struct HostIf<const W: usize, const K: usize, const Q: usize, const NQ: usiz
     resp_e: DFF<Bit>,
     // The lookup or completion in progress.
     pop: DFF<Bit>,
+    /// The completion in progress is the fetcher's flush of a WQE.
+    fl_go: DFF<Bit>,
     i_st: DFF<Bits<4>>,
     i_op: DFF<Bits<8>>,
     i_len: DFF<Bits<32>>,
@@ -636,6 +649,8 @@ pub struct HostIf<const W: usize, const K: usize, const Q: usize, const NQ: usiz
     wc_tab: Constant<Bits<64>>,
     st_tab: Constant<Bits<128>>,
     rst_tab: Constant<Bits<64>>,
+    /// `RCQE_FLUSH`.
+    st_rflush: Constant<Bits<4>>,
     st_qp_op: Constant<Bits<8>>,
     st_access: Constant<Bits<8>>,
     wc_recv: Constant<Bits<8>>,
@@ -803,6 +818,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             resp_d: Default::default(),
             resp_e: Default::default(),
             pop: Default::default(),
+            fl_go: Default::default(),
             i_st: Default::default(),
             i_op: Default::default(),
             i_len: Default::default(),
@@ -987,6 +1003,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                     | Bits::<128>::from(st_table() as u64),
             ),
             rst_tab: c(rcqe_st_table()),
+            st_rflush: c(RCQE_FLUSH),
             st_qp_op: c(WcStatus::LocQpOpErr.value() as u64),
             st_access: c(WcStatus::LocAccessErr.value() as u64),
             wc_recv: c(WcOpcode::Recv.value() as u64),
@@ -1024,10 +1041,11 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, lret, cret, capret, ia, wb_q, wb_c, qa, ca, qc, cc, pend, ptr,
-            r_write, r_ok, r_wdata, r_word, r_grp, resp_v, resp_d, resp_e, pop, i_st, i_op, i_len,
-            i_imm, i_wr_id, i_qpn, k_wr_id, k_len, k_imm, k_qpn, k_idx, k_st, k_op, k_fl, k_sol,
-            k_cqn, fire, cbuf, caddr, beat, raddr, rlen, cap, cap_err, ow_v, ow, or_v, or_ok,
-            or_key, or_va, or_len, ev_v, ev_cqn, qe_v, qe_qpn, pr_v, pr_qpn, pr_cnt, overrun
+            r_write, r_ok, r_wdata, r_word, r_grp, resp_v, resp_d, resp_e, pop, fl_go, i_st, i_op,
+            i_len, i_imm, i_wr_id, i_qpn, k_wr_id, k_len, k_imm, k_qpn, k_idx, k_st, k_op, k_fl,
+            k_sol, k_cqn, fire, cbuf, caddr, beat, raddr, rlen, cap, cap_err, ow_v, ow, or_v,
+            or_ok, or_key, or_va, or_len, ev_v, ev_cqn, qe_v, qe_qpn, pr_v, pr_qpn, pr_cnt,
+            overrun
         );
         clock!(self, clock, dw, dr, qram, cram);
         self.dw.reset.next = self.reset.val();
@@ -1427,6 +1445,13 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                                 self.pr_v.d.next = true;
                                 self.pr_qpn.d.next = bit_cast::<24, Q>(self.qa.q.val());
                                 self.pr_cnt.d.next = self.wd16.val() - self.qc.q.val().rq_pi;
+                                if self.qc.q.val().rq_fl {
+                                    // Posted in Error: flushed in turn.
+                                    self.pend.d.next = self.pend.q.val() | self.qbit.val();
+                                    if self.pend.q.val() == 0 {
+                                        self.ptr.d.next = self.qa.q.val();
+                                    }
+                                }
                             }
                         }
                     } else {
@@ -1496,6 +1521,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                             self.qc.d.next.rq_pi = 0.into();
                             self.qc.d.next.rq_ci = 0.into();
                             self.qc.d.next.rq_err = false;
+                            self.qc.d.next.rq_fl = false;
                             self.qc.d.next.rq_ok = false;
                             self.qc.d.next.rq_idx = 0.into();
                             self.qc.d.next.rq_cc = 0.into();
@@ -1594,9 +1620,11 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                     self.or_va.d.next = self.qc.q.val().rq_va;
                     self.or_len.d.next = self.qc.q.val().rq_len;
                     self.state.d.next = St::Idle;
-                } else if self.qc.q.val().rq_err | (self.qc.q.val().rq_pi == self.qc.q.val().rq_ci)
+                } else if self.qc.q.val().rq_err
+                    | self.qc.q.val().rq_fl
+                    | (self.qc.q.val().rq_pi == self.qc.q.val().rq_ci)
                 {
-                    // Empty (or failed) ring: RNR.
+                    // Empty, failed or flushing ring: RNR.
                     self.or_v.d.next = true;
                     self.or_ok.d.next = false;
                     self.state.d.next = St::Idle;
@@ -1688,6 +1716,21 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                         << self.rw_shift.val());
                 self.rlen.d.next = self.rwqe_len.val();
                 self.state.d.next = St::RcCmd;
+                // (The fetcher's turn, fl_go, flushes WQE rq_cc.)
+                if !self.fl_go.q.val() & (self.i_st.q.val() == self.st_rflush.val()) {
+                    // The QP went to Error: mark the ring; the fetcher's
+                    // round robin flushes it.
+                    self.qc.d.next.rq_fl = true;
+                    self.wb_q.d.next = true;
+                    self.pend.d.next = self.pend.q.val() | self.qbit.val();
+                    if self.pend.q.val() == 0 {
+                        self.ptr.d.next = self.qa.q.val();
+                    }
+                    self.state.d.next = St::Idle;
+                } else if !self.fl_go.q.val() & self.qc.q.val().rq_fl {
+                    // A completion after the flush: its WQE was flushed.
+                    self.state.d.next = St::Idle;
+                }
             }
             St::RcCmd => {
                 self.dr.s_cmd_valid.next = true;
@@ -1698,7 +1741,12 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                 }
             }
             St::RcW => {
+                self.fl_go.d.next = false;
                 self.qc.d.next.rq_cc = self.qc.q.val().rq_cc + 1;
+                if self.qc.q.val().rq_cc == self.qc.q.val().rq_ci {
+                    // A flushed WQE never taken.
+                    self.qc.d.next.rq_ci = self.qc.q.val().rq_ci + 1;
+                }
                 self.wb_q.d.next = true;
                 self.k_qpn.d.next = self.i_qpn.q.val();
                 self.k_wr_id.d.next = self
@@ -1818,7 +1866,17 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                     + (bit_cast::<64, 16>(self.qc.q.val().sq_fi & self.sq_mask.val())
                         << self.sw_shift.val());
                 self.rlen.d.next = self.swqe_len.val();
-                if self.qc.q.val().sq_err
+                if self.qc.q.val().rq_fl
+                    & !self.qc.q.val().rq_err
+                    & (self.qc.q.val().rq_cc != self.qc.q.val().rq_pi)
+                {
+                    // A flushing receive queue: one WQE this turn (the
+                    // QP stays pending).
+                    self.fl_go.d.next = true;
+                    self.i_st.d.next = self.st_rflush.val();
+                    self.i_qpn.d.next = bit_cast::<24, Q>(self.qa.q.val());
+                    self.state.d.next = St::Rc;
+                } else if self.qc.q.val().sq_err
                     | self.qc.q.val().sq_bad
                     | (self.qc.q.val().sq_pi == self.qc.q.val().sq_fi)
                     | ((self.qc.q.val().sq_fi - self.qc.q.val().sq_ci) >= self.win.val())

@@ -65,6 +65,10 @@ pub const CMD_DROP: u64 = 4;
 /// kept for the QP's previous life (responder resources, its own Error
 /// mark) exactly between the commands before and after.
 pub const CMD_RESET: u64 = 5;
+/// Not a header: the firmware moved the QP to Error (`EV_ERROR` without
+/// `s_ev_exec`), in order with the headers, so the executor flushes its
+/// receive queue after the completions of every command before it.
+pub const CMD_FLUSH: u64 = 6;
 
 /// Drop reasons on `m_cmd_code` for `CMD_DROP`.
 pub const DROP_QPN: u64 = 1;
@@ -85,13 +89,16 @@ pub const EV_POST_RECV: u64 = 1;
 pub const EV_CLEAR: u64 = 2;
 /// The QP moved to Error by someone else (the executor's remote access
 /// or operational error, the firmware's modify to Error): its packets are
-/// dropped from the next item on, its credits flushed.
+/// dropped from the next item on, its credits flushed. From the firmware
+/// (`s_ev_exec` low) it becomes a `CMD_FLUSH`; from the executor (which
+/// flushes the receive queue itself, and must not wait for room while its
+/// commands wait) no command.
 pub const EV_ERROR: u64 = 3;
 
 // The accept counts INIT and CLEAR (they become `CMD_RESET` commands)
-// by bit 0 of the kind.
+// by bit 0 of the kind; ERROR by its `s_ev_exec`.
 const _: () =
-    assert!(EV_INIT & 1 == 0 && EV_CLEAR & 1 == 0 && EV_POST_RECV & 1 == 1 && EV_ERROR & 1 == 1);
+    assert!(EV_INIT & 1 == 0 && EV_CLEAR & 1 == 0 && EV_POST_RECV & 1 == 1 && EV_ERROR == 3);
 
 /// Commands the block holds (pipeline + output FIFO).
 pub const CMD_CAPACITY: u64 = 9;
@@ -117,6 +124,8 @@ pub const PD_BITS: usize = roce_regs::MR_PD_BITS as usize;
 pub struct RespItem {
     pub ev: Bit,
     pub ev_kind: Bits<2>,
+    /// An `EV_ERROR` from the executor (no `CMD_FLUSH`).
+    pub ev_exec: Bit,
     pub ev_count: Bits<16>,
     pub qpn: Bits<24>,
     pub opcode: Bits<8>,
@@ -285,6 +294,9 @@ pub struct RespChk<const Q: usize> {
     pub s_ev_kind: Signal<In, Bits<2>>,
     pub s_ev_qpn: Signal<In, Bits<24>>,
     pub s_ev_count: Signal<In, Bits<16>>,
+    /// With `EV_ERROR`: it comes from the executor (no command, no room
+    /// needed).
+    pub s_ev_exec: Signal<In, Bit>,
     // The csr block's datapath context port (2-cycle form).
     pub qp_rd_addr: Signal<Out, Bits<Q>>,
     pub qp_rd_data: Signal<In, Bits<QP_CTX_BITS>>,
@@ -370,6 +382,9 @@ pub struct RespChk<const Q: usize> {
     // Combinational.
     acc_hdr: Signal<Local, Bit>,
     acc_ev: Signal<Local, Bit>,
+    /// The offered event becomes a command (INIT, CLEAR, the firmware's
+    /// ERROR).
+    ev_cmd: Signal<Local, Bit>,
     cmd_take: Signal<Local, Bit>,
     hdr_new: Signal<Local, Bit>,
     item_in: Signal<Local, Bit>,
@@ -526,6 +541,7 @@ impl<const Q: usize> RespChk<Q> {
             s_ev_kind: Default::default(),
             s_ev_qpn: Default::default(),
             s_ev_count: Default::default(),
+            s_ev_exec: Default::default(),
             qp_rd_addr: Default::default(),
             qp_rd_data: Default::default(),
             m_cmd_valid: Default::default(),
@@ -605,6 +621,7 @@ impl<const Q: usize> RespChk<Q> {
             hot_hdr_drop: Default::default(),
             acc_hdr: Default::default(),
             acc_ev: Default::default(),
+            ev_cmd: Default::default(),
             cmd_take: Default::default(),
             hdr_new: Default::default(),
             item_in: Default::default(),
@@ -768,12 +785,14 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.ctr[1].inc.next = self.hot_hdr_drop.q.val();
         self.fifo.reset.next = self.reset.val();
         // ---- Accept: one item per 2 cycles; events first.
-        // INIT and CLEAR (kind bit 0 clear) become commands and need room;
-        // POST_RECV and ERROR do not (the executor's ERROR must pass while
-        // its commands wait).
+        // INIT, CLEAR (kind bit 0 clear) and the firmware's ERROR become
+        // commands and need room; POST_RECV and the executor's ERROR do
+        // not (the executor's ERROR must pass while its commands wait).
+        self.ev_cmd.next = !self.s_ev_kind.val().get_bit(0)
+            | (self.s_ev_kind.val().get_bit(1) & !self.s_ev_exec.val());
         self.s_ev_ready.next = !self.reset.val()
             & !self.a1_valid.q.val()
-            & ((self.inflight.q.val() < self.capacity.val()) | self.s_ev_kind.val().get_bit(0));
+            & ((self.inflight.q.val() < self.capacity.val()) | !self.ev_cmd.val());
         self.s_hdr_ready.next = !self.reset.val()
             & !self.a1_valid.q.val()
             & !self.s_ev_valid.val()
@@ -781,7 +800,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.acc_ev.next = self.s_ev_valid.val()
             & !self.reset.val()
             & !self.a1_valid.q.val()
-            & ((self.inflight.q.val() < self.capacity.val()) | self.s_ev_kind.val().get_bit(0));
+            & ((self.inflight.q.val() < self.capacity.val()) | !self.ev_cmd.val());
         self.acc_hdr.next = self.s_hdr_valid.val()
             & !self.reset.val()
             & !self.a1_valid.q.val()
@@ -794,6 +813,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
         if self.acc_ev.val() {
             self.a1.d.next.ev = true;
             self.a1.d.next.ev_kind = self.s_ev_kind.val();
+            self.a1.d.next.ev_exec = self.s_ev_exec.val();
             self.a1.d.next.ev_count = self.s_ev_count.val();
             self.a1.d.next.qpn = self.s_ev_qpn.val();
             self.qp_rd_addr.next = bit_cast::<Q, 24>(self.s_ev_qpn.val());
@@ -1083,7 +1103,9 @@ impl<const Q: usize> Logic for RespChk<Q> {
                 self.ns.next.cur = 0.into();
                 self.ns.next.nak_sent = false;
             } else {
-                // EV_ERROR
+                // EV_ERROR: the firmware's flushes the receive queue.
+                self.out.next = !self.a4.q.val().ev_exec;
+                self.cmd.next.kind = 6.into(); // CMD_FLUSH
                 self.ns.next.err = true;
                 self.ns.next.credits = 0.into();
                 self.ns.next.cur = 0.into();
@@ -1254,10 +1276,9 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.m_cmd_valid.next = !self.fifo.empty.val();
         self.cmd_take.next = !self.fifo.empty.val() & self.m_cmd_ready.val();
         self.fifo.read.next = self.cmd_take.val();
-        // Every header and every INIT/CLEAR event becomes a command
-        // (EV_INIT = 0 and EV_CLEAR = 2: kind bit 0 clear).
-        self.item_in.next =
-            self.hdr_new.val() | (self.acc_ev.val() & !self.s_ev_kind.val().get_bit(0));
+        // Every header and every INIT/CLEAR/firmware-ERROR event becomes
+        // a command.
+        self.item_in.next = self.hdr_new.val() | (self.acc_ev.val() & self.ev_cmd.val());
         if self.item_in.val() & !self.cmd_take.val() {
             self.inflight.d.next = self.inflight.q.val() + 1;
         } else if !self.item_in.val() & self.cmd_take.val() {

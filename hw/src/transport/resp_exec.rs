@@ -42,6 +42,12 @@
 //!   (the `dma_rd` stream passed through), ATOMIC ACK, one command at a
 //!   time, so a QP's responses never overtake each other.
 //!
+//! - **Flush**: when a QP goes to Error (this block's own remote access
+//!   or operational error, `resp_chk`'s fatal NAK, the firmware's
+//!   `CMD_FLUSH`), an `RCQE_FLUSH` on `m_rcqe` tells the host interface
+//!   to complete the QP's remaining receive WQEs with a flush error (one
+//!   owed at a time, sent when `m_rcqe` is free).
+//!
 //! Commands are executed one at a time (a state machine); a QP this
 //! block moved to Error has every later command discarded (payload
 //! dropped, counted) until `CMD_RESET`.
@@ -50,7 +56,8 @@ use crate::bram::Bram;
 use crate::fifo::RamQueue;
 use crate::prim::Counter32;
 use crate::resp_chk::{
-    CMD_DROP, CMD_DUPLICATE, CMD_EXECUTE, CMD_NAK, CMD_RESET, CMD_RNR_NAK, PD_BITS, RDA_BITS,
+    CMD_DROP, CMD_DUPLICATE, CMD_EXECUTE, CMD_FLUSH, CMD_NAK, CMD_RESET, CMD_RNR_NAK, PD_BITS,
+    RDA_BITS,
 };
 use crate::stream::{check_width, StreamIn, StreamOut};
 use roce_wire::aeth::Syndrome;
@@ -78,6 +85,11 @@ pub const RCQE_LOC_QP_OP: u64 = 2;
 /// The QP failed while the WQE was in use (remote access or operational
 /// error, a refused invalidation, an AXI error).
 pub const RCQE_FAILED: u64 = 3;
+/// Not a completion: the QP is in Error; every receive WQE not completed
+/// (taken or posted, and any posted later) completes with a flush error,
+/// and completions of this QP that follow are dropped (the host interface
+/// flushed their WQEs), until the receive ring is restarted.
+pub const RCQE_FLUSH: u64 = 4;
 
 /// One command from `resp_chk` (its `m_cmd_*`).
 #[derive(Copy, Clone, Debug, PartialEq, Default, LogicStruct)]
@@ -206,6 +218,8 @@ enum Ex {
     InvWait,
     Cqe,
     Resp,
+    /// Owe an `RCQE_FLUSH` for the command's QP.
+    Flush,
     ErrEv,
     Finish,
 }
@@ -383,6 +397,8 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     t_cqe: DFF<Bit>,
     t_rsp: DFF<Bit>,
     t_fail: DFF<Bit>,
+    /// The QP's receive queue to flush (`RCQE_FLUSH` owed).
+    t_flush: DFF<Bit>,
     cqe_status: DFF<Bits<3>>,
     cqe_len: DFF<Bits<32>>,
     rsp_opcode: DFF<Bits<8>>,
@@ -406,6 +422,9 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     err_pend: DFF<Bit>,
     cl_pend: DFF<Bit>,
     cl_qpn: DFF<Bits<24>>,
+    /// An `RCQE_FLUSH` owed for QP `fl_qpn`.
+    fl_pend: DFF<Bit>,
+    fl_qpn: DFF<Bits<24>>,
     c_dead: DFF<Bit>,
     xw_v: DFF<Bit>,
     xw_qpn: DFF<Bits<24>>,
@@ -473,6 +492,9 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     qpush: Signal<Local, Bit>,
     claim: Signal<Local, Bit>,
     fsm_claim: Signal<Local, Bit>,
+    /// `m_rcqe` carries a completion this cycle (the FSM's or the
+    /// queue head's).
+    rc_used: Signal<Local, Bit>,
     fsm_qw: Signal<Local, Bit>,
     q_empty: Signal<Local, Bit>,
     q_room: Signal<Local, Bit>,
@@ -516,10 +538,12 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     k_rnr_nak: Constant<Bits<3>>,
     k_drop: Constant<Bits<3>>,
     k_reset: Constant<Bits<3>>,
+    k_flush: Constant<Bits<3>>,
     st_ok: Constant<Bits<3>>,
     st_loc_len: Constant<Bits<3>>,
     st_loc_qp_op: Constant<Bits<3>>,
     st_failed: Constant<Bits<3>>,
+    st_flush: Constant<Bits<3>>,
     res_max: Constant<Bits<5>>,
 }
 
@@ -668,6 +692,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             t_cqe: Default::default(),
             t_rsp: Default::default(),
             t_fail: Default::default(),
+            t_flush: Default::default(),
             cqe_status: Default::default(),
             cqe_len: Default::default(),
             rsp_opcode: Default::default(),
@@ -686,6 +711,8 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             err_pend: Default::default(),
             cl_pend: Default::default(),
             cl_qpn: Default::default(),
+            fl_pend: Default::default(),
+            fl_qpn: Default::default(),
             c_dead: Default::default(),
             xw_v: Default::default(),
             xw_qpn: Default::default(),
@@ -746,6 +773,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             qpush: Default::default(),
             claim: Default::default(),
             fsm_claim: Default::default(),
+            rc_used: Default::default(),
             fsm_qw: Default::default(),
             q_empty: Default::default(),
             q_room: Default::default(),
@@ -792,10 +820,12 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             k_rnr_nak: kind(CMD_RNR_NAK),
             k_drop: kind(CMD_DROP),
             k_reset: kind(CMD_RESET),
+            k_flush: kind(CMD_FLUSH),
             st_ok: kind(RCQE_OK),
             st_loc_len: kind(RCQE_LOC_LEN),
             st_loc_qp_op: kind(RCQE_LOC_QP_OP),
             st_failed: kind(RCQE_FAILED),
+            st_flush: kind(RCQE_FLUSH),
             res_max: Constant::new((RES_PER_QP as u64).into()),
         }
     }
@@ -816,11 +846,11 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, c, m, f_send, f_write, f_read, f_atomic, f_fadd, f_first, f_last,
-            f_imm, f_inv, msn_before, t_disc, t_wait, t_inv, t_cqe, t_rsp, t_fail, cqe_status,
-            cqe_len, rsp_opcode, rsp_psn, rsp_syn, rsp_msn, rsp_data, req_key, req_va, req_len,
-            req_acc, wqe_len, wr_pend, wr_iss, wr_dn, err_pend, cl_pend, cl_qpn, c_dead, xw_v,
-            xw_qpn, h_cqd, mfwd, rd_pend, rd_to_me, res_new, ch_pa, ch_left, rd_left, pkt_left,
-            rd_psn, rd_first, at_pa, orig, scan_i, scan_n, hot
+            f_imm, f_inv, msn_before, t_disc, t_wait, t_inv, t_cqe, t_rsp, t_fail, t_flush,
+            cqe_status, cqe_len, rsp_opcode, rsp_psn, rsp_syn, rsp_msn, rsp_data, req_key, req_va,
+            req_len, req_acc, wqe_len, wr_pend, wr_iss, wr_dn, err_pend, cl_pend, cl_qpn, fl_pend,
+            fl_qpn, c_dead, xw_v, xw_qpn, h_cqd, mfwd, rd_pend, rd_to_me, res_new, ch_pa, ch_left,
+            rd_left, pkt_left, rd_psn, rd_first, at_pa, orig, scan_i, scan_n, hot
         );
         clock!(self, clock, meta, res, qerr, qbody);
         self.qbody.reset.next = self.reset.val();
@@ -954,6 +984,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         self.qerr.read_address.next = bit_cast::<Q, 24>(self.s_cmd_qpn.val());
         self.fsm_qw.next = false;
         self.fsm_claim.next = false;
+        self.rc_used.next = false;
         self.dfast.next = false;
         self.dresp.next = false;
         self.qpush.next = false;
@@ -1049,6 +1080,9 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     self.fsm_qw.next = true;
                     self.qerr.write_enable.next = true;
                     self.qerr.write_data.next = false;
+                } else if self.c.q.val().kind == self.k_flush.val() {
+                    // The firmware moved the QP to Error.
+                    self.t_flush.d.next = true;
                 } else if self.mrd.val().xerr | self.xerr_now.val() {
                     self.hotv.next = 0x40.into(); // drop_err
                     self.dfast.next = true;
@@ -1058,7 +1092,11 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     self.t_rsp.d.next = true;
                     self.rsp_syn.d.next =
                         self.syn_nak.val() | bit_cast::<8, 5>(self.c.q.val().code);
-                    self.dfast.next = true;
+                    // Any NAK but a PSN sequence error moved the QP to
+                    // Error in resp_chk: the flush follows the NAK.
+                    self.t_flush.d.next =
+                        self.c.q.val().code != self.syn_nak.val().get_bits::<5>(0);
+                    self.dfast.next = self.c.q.val().code == self.syn_nak.val().get_bits::<5>(0);
                     self.dresp.next = true;
                     self.ent_in.next.syn =
                         self.syn_nak.val() | bit_cast::<8, 5>(self.c.q.val().code);
@@ -1578,6 +1616,8 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                     self.state.d.next = Ex::Resp;
                 } else if self.t_fail.q.val() {
                     self.state.d.next = Ex::ErrEv;
+                } else if self.t_flush.q.val() {
+                    self.state.d.next = Ex::Flush;
                 } else {
                     self.state.d.next = Ex::Finish;
                 }
@@ -1638,6 +1678,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 // After the queue's completions (a failure's completion
                 // would overtake them).
                 self.m_rcqe_valid.next = self.q_empty.val();
+                self.rc_used.next = self.q_empty.val();
                 if self.c_dead.q.val() {
                     self.m_rcqe_status.next = self.st_failed.val();
                 }
@@ -1662,7 +1703,18 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
                 self.m_err_valid.next = !self.cl_pend.q.val();
                 if self.m_err_ready.val() & !self.cl_pend.q.val() {
                     self.t_fail.d.next = false;
+                    self.t_flush.d.next = true;
                     self.m.d.next.xerr = true;
+                    self.state.d.next = Ex::Tail;
+                }
+            }
+            Ex::Flush => {
+                // Owe the QP's RCQE_FLUSH (one at a time; never in the
+                // cycle a claim's error event owes one).
+                if !self.fl_pend.q.val() & !self.cl_pend.q.val() {
+                    self.fl_pend.d.next = true;
+                    self.fl_qpn.d.next = self.c.q.val().qpn;
+                    self.t_flush.d.next = false;
                     self.state.d.next = Ex::Tail;
                 }
             }
@@ -1740,6 +1792,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             self.t_cqe.d.next = false;
             self.t_rsp.d.next = false;
             self.t_fail.d.next = false;
+            self.t_flush.d.next = false;
             self.res_new.d.next = false;
             self.rsp_data.d.next = 0.into();
         }
@@ -1805,6 +1858,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         if self.ev[0].q.val() & self.erdy[0].q.val() & self.reached0.val() {
             if self.qbody.data_out.val().cqe & !self.h_cqd.q.val() {
                 self.m_rcqe_valid.next = true;
+                self.rc_used.next = true;
                 if self.ekill[0].q.val() | self.eerr[0].q.val() | self.ehit[0].val() {
                     self.m_rcqe_status.next = self.st_failed.val();
                 }
@@ -1814,7 +1868,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             } else if self.ekill[0].q.val() {
                 self.qpop.next = true;
             } else if self.eerr[0].q.val() | self.ehit[0].val() {
-                if !self.cl_pend.q.val() & !self.fsm_qw.val() {
+                if !self.cl_pend.q.val() & !self.fl_pend.q.val() & !self.fsm_qw.val() {
                     self.m_rsp_valid.next = true;
                     self.m_rsp_qpn.next = self.eqpn[0].q.val();
                     self.m_rsp_opcode.next = self.op_ack.val();
@@ -1878,6 +1932,18 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             self.m_err_qpn.next = self.cl_qpn.q.val();
             if self.m_err_ready.val() {
                 self.cl_pend.d.next = false;
+                self.fl_pend.d.next = true;
+                self.fl_qpn.d.next = self.cl_qpn.q.val();
+            }
+        }
+        // The owed RCQE_FLUSH, when m_rcqe is free (the host interface
+        // drops the QP's completions that come after it).
+        if self.fl_pend.q.val() & !self.rc_used.val() {
+            self.m_rcqe_valid.next = true;
+            self.m_rcqe_qpn.next = self.fl_qpn.q.val();
+            self.m_rcqe_status.next = self.st_flush.val();
+            if self.m_rcqe_ready.val() {
+                self.fl_pend.d.next = false;
             }
         }
         // Shift on a pop, push into the first free entry after it.
@@ -1955,6 +2021,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             self.wr_dn.d.next = 0.into();
             self.err_pend.d.next = false;
             self.cl_pend.d.next = false;
+            self.fl_pend.d.next = false;
             self.c_dead.d.next = false;
             self.h_cqd.d.next = false;
             for i in 0..RSP_QUEUE {

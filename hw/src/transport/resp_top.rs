@@ -358,10 +358,12 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic for R
             self.chk.s_ev_kind.next = self.ev_error.val();
             self.chk.s_ev_qpn.next = self.ex.m_err_qpn.val();
             self.chk.s_ev_count.next = 0.into();
+            self.chk.s_ev_exec.next = true;
         } else {
             self.chk.s_ev_kind.next = self.s_ev_kind.val();
             self.chk.s_ev_qpn.next = self.s_ev_qpn.val();
             self.chk.s_ev_count.next = self.s_ev_count.val();
+            self.chk.s_ev_exec.next = false;
         }
         self.qp_rd_addr.next = self.chk.qp_rd_addr.val();
         self.chk.qp_rd_data.next = self.qp_rd_data.val();
