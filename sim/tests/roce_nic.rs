@@ -104,6 +104,18 @@ fn nic_brought_up(
     d
 }
 
+/// Modify-QP `qpn` to state `s` (only the state) through the firmware.
+fn move_qp(d: &mut Device, qpn: u32, s: QpState) {
+    let req = roce_fw::qp::Request {
+        qpn,
+        mask: roce_regs::AttrMask::State.value(),
+        qp_state: s.value(),
+        ..roce_fw::qp::Request::default()
+    };
+    d.modify_qp(&req, &format!("QP {qpn} to {s:?}"));
+    settle(d, 2_000_000);
+}
+
 /// Nothing but the rings (`Device`'s ring area) was written in host memory.
 fn only_rings_written(d: &Device) {
     assert!(
@@ -414,9 +426,7 @@ fn inline_payload_is_taken_from_the_wqe() {
 /// Reset → Init → RTR → RTS the next SEND leaves with the new first PSN.
 #[test]
 fn error_flushes_and_reset_brings_the_qp_back() {
-    use roce_fw::qp::Request;
     use roce_regs::queue::WrOpcode;
-    use roce_regs::AttrMask;
     const Q: u32 = 6;
     let key = (1 << roce_wire::mr::KEY_INDEX_SHIFT) | 0x17;
     let mut d = nic_with_qp(17, Q, (5, 4, 4), Some((key, 0x7000_0000)));
@@ -469,14 +479,7 @@ fn error_flushes_and_reset_brings_the_qp_back() {
         want,
         "three SENDs across the PSN wrap"
     );
-    let state = |s: QpState| Request {
-        qpn: Q,
-        mask: AttrMask::State.value(),
-        qp_state: s.value(),
-        ..Request::default()
-    };
-    d.modify_qp(&state(QpState::Error), "to Error");
-    settle(&mut d, 2_000_000);
+    move_qp(&mut d, Q, QpState::Error);
     let c = poll(&mut d, 3);
     let got: Vec<(u64, u8)> = c.iter().map(|c| (c.wr_id, c.status)).collect();
     let flush = WcStatus::WrFlushErr.value() as u8;
@@ -494,8 +497,7 @@ fn error_flushes_and_reset_brings_the_qp_back() {
     );
     assert!(frames(&mut d, 1, 5_000).is_empty(), "nothing sent in Error");
     // Reset, the rings restarted, and up again from another PSN.
-    d.modify_qp(&state(QpState::Reset), "to Reset");
-    settle(&mut d, 2_000_000);
+    move_qp(&mut d, Q, QpState::Reset);
     d.create_qp(Q, 4, 4, 0, 0);
     let mut up = bring_up(Q);
     up.sq_psn = 0x00_0100;
@@ -565,9 +567,7 @@ fn send_packet(
 /// the QP up again, a SEND lands in a new receive WQE.
 #[test]
 fn error_flushes_the_receive_queue() {
-    use roce_fw::qp::Request;
     use roce_regs::queue::{RecvWqe, WcOpcode};
-    use roce_regs::AttrMask;
     use roce_transport::{HostMemory, Qp, QpAttr};
     use roce_wire::opcode::Position;
     const Q: u32 = 9;
@@ -658,14 +658,7 @@ fn error_flushes_the_receive_queue() {
         }
     }
     assert_eq!(acked, Some(psn0 + 2), "the MIDDLE acknowledged");
-    let state = |s: QpState| Request {
-        qpn: Q,
-        mask: AttrMask::State.value(),
-        qp_state: s.value(),
-        ..Request::default()
-    };
-    d.modify_qp(&state(QpState::Error), "to Error");
-    settle(&mut d, 2_000_000);
+    move_qp(&mut d, Q, QpState::Error);
     m.modify(roce_transport::QpState::Error, &a).unwrap();
     post(&mut d, &mut m, 5);
     let mut got = Vec::new();
@@ -713,8 +706,7 @@ fn error_flushes_the_receive_queue() {
         "the SEND ONLY landed"
     );
     // Reset, the rings restarted, up again: receives work again.
-    d.modify_qp(&state(QpState::Reset), "to Reset");
-    settle(&mut d, 2_000_000);
+    move_qp(&mut d, Q, QpState::Reset);
     d.create_qp(Q, 4, 4, 0, 0);
     let mut up2 = up;
     up2.rq_psn = 0x00_0200;
