@@ -632,7 +632,9 @@ fn rc_transport_params(width: usize, small: bool) -> (Vec<(&'static str, u64)>, 
         ("RSP_EV_INIT", crate::resp_chk::EV_INIT),
         ("RSP_EV_POST_RECV", crate::resp_chk::EV_POST_RECV),
         ("RSP_EV_CLEAR", crate::resp_chk::EV_CLEAR),
+        ("RSP_EV_ERROR", crate::resp_chk::EV_ERROR),
         ("REQ_EV_INIT", crate::req_engine::EV_INIT),
+        ("REQ_EV_ERROR", crate::req_engine::EV_ERROR),
     ];
     (params, tick)
 }

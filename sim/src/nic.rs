@@ -571,7 +571,11 @@ pub struct HwNic {
     reads: [VecDeque<[u32; CTX_WORDS]>; 3],
     station: Station,
     rsp_ev: VecDeque<(u64, u32, u32)>,
-    req_ev: VecDeque<u32>,
+    /// Requester events: kind, QPN.
+    req_ev: VecDeque<(u64, u32)>,
+    /// The transport moved the QP to Error (its other side told, as
+    /// `roce_nic`'s `qp_events` does), until the QP is re-created.
+    in_err: Vec<bool>,
     mr_cmds: VecDeque<MrCmd>,
     mr_wait: bool,
     wqes: Vec<VecDeque<SendWr>>,
@@ -623,6 +627,7 @@ impl HwNic {
             station,
             rsp_ev: VecDeque::new(),
             req_ev: VecDeque::new(),
+            in_err: vec![false; qps as usize],
             mr_cmds: VecDeque::new(),
             mr_wait: false,
             wqes: vec![VecDeque::new(); qps as usize],
@@ -791,7 +796,8 @@ impl SimNic for HwNic {
         self.ctx[s.qpn as usize] = pack_ctx(|r, f| v.get(&(r, f)).copied().unwrap_or(0));
         self.rsp_ev.push_back((hw_param("RSP_EV_CLEAR"), s.qpn, 0));
         self.rsp_ev.push_back((hw_param("RSP_EV_INIT"), s.qpn, 0));
-        self.req_ev.push_back(s.qpn);
+        self.req_ev.push_back((hw_param("REQ_EV_INIT"), s.qpn));
+        self.in_err[i] = false;
     }
 
     fn reg_mrs(&mut self, lay: &Layout) {
@@ -996,8 +1002,9 @@ impl SimNic for HwNic {
         }
         let qev = self.req_ev.front().copied();
         d.set_s_req_ev_valid(qev.is_some());
-        d.set_s_req_ev_kind(hw_param("REQ_EV_INIT") as _);
-        d.set_s_req_ev_qpn(qev.unwrap_or(0));
+        let (k, q) = qev.unwrap_or((hw_param("REQ_EV_INIT"), 0));
+        d.set_s_req_ev_kind(k as _);
+        d.set_s_req_ev_qpn(q);
         // MR commands once mr_tlb is out of its clearing pass (`mr_busy`
         // and `timers_busy` are state, settled by the last edge: no
         // evaluation needed before reading them).
@@ -1224,6 +1231,17 @@ impl SimNic for HwNic {
         ] {
             if v {
                 self.qp_errors.push((q, what, self.cycle));
+                // As roce_nic's qp_events: the QP's other side goes to
+                // Error too (once per Error).
+                let i = q as usize;
+                if i < self.in_err.len() && !self.in_err[i] {
+                    self.in_err[i] = true;
+                    if what == "requester" {
+                        self.rsp_ev.push_back((hw_param("RSP_EV_ERROR"), q, 0));
+                    } else {
+                        self.req_ev.push_back((hw_param("REQ_EV_ERROR"), q));
+                    }
+                }
             }
         }
         if beat.is_some() && d.get_s_axis_tready() {

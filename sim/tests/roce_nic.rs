@@ -558,6 +558,27 @@ fn send_packet(
     }
 }
 
+/// Packet `p` from B into the NIC's receive port, as a frame.
+fn deliver(d: &mut Device, p: &roce_transport::Packet) {
+    let eth = roce_wire::EthernetRepr {
+        dst: A.mac,
+        src: B.mac,
+        vlan: None,
+        ethertype: 0,
+    };
+    let udp = roce_wire::UdpRepr {
+        src_port: roce_wire::udp::roce_src_port(p.bth.psn.value()),
+        dst_port: roce_wire::udp::ROCE_V2_PORT,
+        checksum: 0,
+        payload_len: 0,
+    };
+    let f = p
+        .to_frame(eth, roce_sim::nic::ipv4_path(B, A), udp)
+        .expect("a well-formed frame");
+    let at = d.cycle();
+    d.push_rx(at, f);
+}
+
 /// A QP moved to Error by the firmware with receive WQEs posted, one SEND
 /// complete and one half received (FIRST and MIDDLE, its LAST never
 /// comes), then a receive posted in Error, against the transport model
@@ -624,25 +645,8 @@ fn error_flushes_the_receive_queue() {
         send_packet(Q, Position::First, psn0 + 1, bytes(256, 2)),
         send_packet(Q, Position::Middle, psn0 + 2, bytes(256, 3)),
     ];
-    let (eth, ip) = (
-        roce_wire::EthernetRepr {
-            dst: A.mac,
-            src: B.mac,
-            vlan: None,
-            ethertype: 0,
-        },
-        roce_sim::nic::ipv4_path(B, A),
-    );
-    let udp = roce_wire::UdpRepr {
-        src_port: roce_wire::udp::roce_src_port(7),
-        dst_port: roce_wire::udp::ROCE_V2_PORT,
-        checksum: 0,
-        payload_len: 0,
-    };
     for p in &pkts {
-        let f = p.to_frame(eth, ip, udp).expect("a well-formed frame");
-        let at = d.cycle();
-        d.push_rx(at, f);
+        deliver(&mut d, p);
         m.receive(0, p, false, &mut mem);
     }
     // Until the MIDDLE is acknowledged (its data written), then Error.
@@ -716,8 +720,7 @@ fn error_flushes_the_receive_queue() {
     settle(&mut d, 2_000_000);
     post(&mut d, &mut m, 6);
     let p = send_packet(Q, Position::Only, 0x200, bytes(40, 9));
-    let at = d.cycle();
-    d.push_rx(at, p.to_frame(eth, ip, udp).unwrap());
+    deliver(&mut d, &p);
     let mut c = None;
     for _ in 0..20_000 {
         d.step();
@@ -740,4 +743,203 @@ fn error_flushes_the_receive_queue() {
                 || (0x5000_0000..0x5000_1000).contains(&pa)),
         "only the rings and the MR's page were written"
     );
+}
+
+/// A receive WQE of 512 bytes at `va + 512 * (i % 8)` under `key`, wr_id
+/// 100 + i.
+fn recv_wqe(key: u32, va: u64, i: u64) -> roce_regs::queue::RecvWqe {
+    let mut sge = [Sge::default(); MAX_SGE as usize];
+    sge[0] = Sge {
+        addr: va + 512 * (i % 8),
+        length: 512,
+        lkey: key,
+    };
+    roce_regs::queue::RecvWqe {
+        wr_id: 100 + i,
+        num_sge: 1,
+        sge,
+    }
+}
+
+/// Steps until `n` CQEs were polled from CQ 0 (or `cycles` passed); their
+/// (wr_id, status, opcode) split into send and receive completions.
+/// Completions as (wr_id, status).
+type Done = Vec<(u64, u8)>;
+
+fn cqes_by_queue(d: &mut Device, n: usize, cycles: u64) -> (Done, Done) {
+    use roce_regs::queue::WcOpcode;
+    let mut got = Vec::new();
+    for _ in 0..cycles {
+        d.step();
+        while let Some(c) = d.poll_cq(0) {
+            got.push(c);
+        }
+        if got.len() >= n {
+            break;
+        }
+    }
+    let recv =
+        |o: u8| o == WcOpcode::Recv.value() as u8 || o == WcOpcode::RecvRdmaWithImm.value() as u8;
+    let sends = got
+        .iter()
+        .filter(|c| !recv(c.opcode))
+        .map(|c| (c.wr_id, c.status))
+        .collect();
+    let recvs = got
+        .iter()
+        .filter(|c| recv(c.opcode))
+        .map(|c| (c.wr_id, c.status))
+        .collect();
+    (sends, recvs)
+}
+
+/// The requester gives up (a SEND never acknowledged: timeout 1, one
+/// retry): the SEND completes with `RETRY_EXC_ERR` and, as the model's
+/// `enter_error`, the whole QP goes to Error: every receive WQE posted
+/// completes with `WR_FLUSH_ERR`, and one posted afterwards too.
+#[test]
+fn requester_error_flushes_the_receive_queue() {
+    const Q: u32 = 12;
+    let key = (1 << roce_wire::mr::KEY_INDEX_SHIFT) | 0x33;
+    let va = 0x7000_0000u64;
+    let mut up = bring_up(Q);
+    up.timeout = 1;
+    up.retry_cnt = 1;
+    let mut d = nic_brought_up(29, (5, 4, 4), Some((key, va)), up);
+    for i in 0..3 {
+        d.post_recv(Q, &recv_wqe(key, va, i)).unwrap();
+    }
+    let mut w = send_wqe(roce_regs::queue::WrOpcode::Send.value() as u8, 1);
+    if let Payload::Sgl { sge, .. } = &mut w.payload {
+        sge[0] = Sge {
+            addr: va,
+            length: 64,
+            lkey: key,
+        };
+    }
+    d.post_send(Q, &w).unwrap();
+    let (sends, recvs) = cqes_by_queue(&mut d, 4, 200_000);
+    let flush = WcStatus::WrFlushErr.value() as u8;
+    assert_eq!(
+        sends,
+        [(1, WcStatus::RetryExcErr.value() as u8)],
+        "the SEND gave up"
+    );
+    assert_eq!(
+        recvs,
+        [(100, flush), (101, flush), (102, flush)],
+        "receives flushed"
+    );
+    d.post_recv(Q, &recv_wqe(key, va, 3)).unwrap();
+    let (_, recvs) = cqes_by_queue(&mut d, 1, 20_000);
+    assert_eq!(recvs, [(103, flush)], "a receive posted in Error");
+    only_rings_written(&d);
+}
+
+/// The responder fails (a WRITE with a wrong R_Key: remote access error
+/// NAK): as the model's `enter_error`, the whole QP goes to Error — its
+/// SENDs outstanding (sent, not acknowledged) and its receive WQEs
+/// complete with `WR_FLUSH_ERR`, each queue in order, as the transport
+/// model fed the same packet completes them; nothing is written.
+#[test]
+fn responder_error_flushes_the_send_queue() {
+    use roce_transport::{HostMemory, Qp, QpAttr, SendWr, WrOp};
+    const Q: u32 = 13;
+    let key = (1 << roce_wire::mr::KEY_INDEX_SHIFT) | 0x35;
+    let va = 0x7000_0000u64;
+    let up = bring_up(Q);
+    let mut d = nic_brought_up(31, (5, 4, 4), Some((key, va)), up);
+    let mut mem = HostMemory::new(4, 16);
+    let (mkey, mva) = mem.alloc(0, roce_wire::mr::Access::ALL, 4096);
+    let mut a = QpAttr::new(roce_transport::QpType::Rc, Q, Q);
+    a.pmtu = roce_wire::Pmtu::Mtu4096;
+    a.rq_psn = roce_wire::Psn::new(up.rq_psn);
+    a.sq_psn = roce_wire::Psn::new(up.sq_psn);
+    let mut m = Qp::new(a, roce_transport::Config::default());
+    for st in [
+        roce_transport::QpState::Init,
+        roce_transport::QpState::Rtr,
+        roce_transport::QpState::Rts,
+    ] {
+        m.modify(st, &a).unwrap();
+    }
+    for i in 0..2u64 {
+        let mut w = send_wqe(roce_regs::queue::WrOpcode::Send.value() as u8, i + 1);
+        if let Payload::Sgl { sge, .. } = &mut w.payload {
+            sge[0] = Sge {
+                addr: va + 64 * i,
+                length: 64,
+                lkey: key,
+            };
+        }
+        d.post_send(Q, &w).unwrap();
+        m.post_send(SendWr::new(
+            i + 1,
+            WrOp::Send,
+            vec![roce_transport::Sge {
+                addr: mva + 64 * i,
+                len: 64,
+                lkey: mkey,
+            }],
+        ))
+        .unwrap();
+        while m.poll_transmit(0, &mut mem).is_some() {}
+        d.post_recv(Q, &recv_wqe(key, va, i)).unwrap();
+        m.post_recv(roce_transport::RecvWr {
+            wr_id: 100 + i,
+            sgl: vec![roce_transport::Sge {
+                addr: mva + 512 * i,
+                len: 512,
+                lkey: mkey,
+            }],
+        })
+        .unwrap();
+    }
+    // Both SENDs on the wire (no peer acknowledges them).
+    let mut sent = 0;
+    for _ in 0..20_000 {
+        d.step();
+        while d.pop_tx().is_some() {
+            sent += 1;
+        }
+        if sent == 2 {
+            break;
+        }
+    }
+    assert_eq!(sent, 2, "both SENDs sent");
+    // A WRITE ONLY with a wrong R_Key.
+    let info = roce_wire::opcode::TABLE
+        .iter()
+        .find(|i| {
+            i.transport == roce_wire::opcode::Transport::Rc
+                && i.kind == roce_wire::opcode::OpKind::Write
+                && i.position == roce_wire::opcode::Position::Only
+                && !i.has(roce_wire::opcode::ExtKind::ImmDt)
+        })
+        .unwrap();
+    let mut p = send_packet(Q, roce_wire::opcode::Position::Only, up.rq_psn, vec![7; 16]);
+    p.bth.opcode = roce_wire::Opcode(info.code);
+    p.ext.reth = Some(roce_wire::ext::RethRepr {
+        va,
+        rkey: key ^ 0xFF,
+        dma_len: 16,
+    });
+    deliver(&mut d, &p);
+    m.receive(0, &p, false, &mut mem);
+    let (sends, recvs) = cqes_by_queue(&mut d, 4, 50_000);
+    let (mut msends, mut mrecvs) = (Vec::new(), Vec::new());
+    let flush = WcStatus::WrFlushErr.value() as u8;
+    while let Some(c) = m.poll_cq() {
+        assert_eq!(c.status, roce_transport::WcStatus::WrFlushErr, "{c:?}");
+        if c.opcode == roce_transport::WcOpcode::Recv {
+            mrecvs.push((c.wr_id, flush));
+        } else {
+            msends.push((c.wr_id, flush));
+        }
+    }
+    assert_eq!(sends, msends, "send completions against the model");
+    assert_eq!(recvs, mrecvs, "receive completions against the model");
+    assert_eq!(sends, [(1, flush), (2, flush)]);
+    assert_eq!(recvs, [(100, flush), (101, flush)]);
+    only_rings_written(&d);
 }

@@ -16,7 +16,20 @@
 //! | any but Error → Error | `ERROR` | `ERROR` if it was RTS, SQD or SQE |
 //!
 //! A write that leaves the state as it was (RTS → RTS with new timers)
-//! makes no event. Responder events and `host_if`'s `m_post_recv` (receive
+//! makes no event.
+//!
+//! The transport's own moves to Error take the same path, so the whole QP
+//! goes to Error as the model's `enter_error` does: the responder's
+//! (`s_rsp_err`: `resp_chk`'s fatal NAK; `s_exec_err`: the executor's
+//! remote access or operational error; one-cycle pulses, each into an
+//! 8-deep queue) make the requester's `ERROR` (if the QP was RTS, SQD or
+//! SQE; the responder flushes itself), the requester's (`s_req_err`,
+//! retry or RNR retries exhausted, a remote error NAK) the responder's
+//! `ERROR` (its receive queue flushes). The previous state becomes Error,
+//! so the firmware's later modify to Error makes no second event. They
+//! enter only when no context write does and the event queues have room.
+//! The context's `qp.state` is not rewritten (the host reads the state
+//! the firmware last wrote). Responder events and `host_if`'s `m_post_recv` (receive
 //! WQEs posted) share one queue, so the transport sees them in the order
 //! they happened (a `CLEAR` never overtakes the credits posted before it).
 //! State changes cannot wait (the context write has happened), so they go
@@ -74,6 +87,15 @@ pub struct QpEvents<const Q: usize> {
     pub s_post_recv_ready: Signal<Out, Bit>,
     pub s_post_recv_qpn: Signal<In, Bits<24>>,
     pub s_post_recv_count: Signal<In, Bits<16>>,
+    /// The transport moved a QP to Error: the responder (pulses), the
+    /// requester (held until taken).
+    pub s_rsp_err_valid: Signal<In, Bit>,
+    pub s_rsp_err_qpn: Signal<In, Bits<24>>,
+    pub s_exec_err_valid: Signal<In, Bit>,
+    pub s_exec_err_qpn: Signal<In, Bits<24>>,
+    pub s_req_err_valid: Signal<In, Bit>,
+    pub s_req_err_ready: Signal<Out, Bit>,
+    pub s_req_err_qpn: Signal<In, Bits<24>>,
     /// To `rc_transport`'s `s_rsp_ev_*`.
     pub m_rsp_ev_valid: Signal<Out, Bit>,
     pub m_rsp_ev_ready: Signal<In, Bit>,
@@ -85,9 +107,19 @@ pub struct QpEvents<const Q: usize> {
     pub m_req_ev_ready: Signal<In, Bit>,
     pub m_req_ev_kind: Signal<Out, Bits<2>>,
     pub m_req_ev_qpn: Signal<Out, Bits<24>>,
-    /// State events lost to a full queue (see the module doc).
+    /// State events lost to a full queue (see the module doc), and
+    /// responder errors lost to a full error queue.
     pub overflow: Signal<Out, Bits<32>>,
     prev: Bram<Bits<ST_BITS>, Q>,
+    rsp_err_q: SyncFifo<Bits<24>, 3, 4>,
+    exec_err_q: SyncFifo<Bits<24>, 3, 4>,
+    /// Stage 1's source: 0 a context write, 1 the responder, 2 the
+    /// requester.
+    s1_src: DFF<Bits<2>>,
+    /// The QPN stage 1 takes this cycle, and from where.
+    sel_qpn: Signal<Local, Bits<Q>>,
+    take_err: Signal<Local, Bit>,
+    err_room: Signal<Local, Bit>,
     rsp_q: SyncFifo<RspEv, 4, 5>,
     req_q: SyncFifo<ReqEv, 4, 5>,
     /// Clearing: the next QP to clear, and whether clearing.
@@ -155,8 +187,21 @@ impl<const Q: usize> QpEvents<Q> {
             m_req_ev_ready: Default::default(),
             m_req_ev_kind: Default::default(),
             m_req_ev_qpn: Default::default(),
+            s_rsp_err_valid: Default::default(),
+            s_rsp_err_qpn: Default::default(),
+            s_exec_err_valid: Default::default(),
+            s_exec_err_qpn: Default::default(),
+            s_req_err_valid: Default::default(),
+            s_req_err_ready: Default::default(),
+            s_req_err_qpn: Default::default(),
             overflow: Default::default(),
             prev: Bram::new(),
+            rsp_err_q: SyncFifo::new(),
+            exec_err_q: SyncFifo::new(),
+            s1_src: Default::default(),
+            sel_qpn: Default::default(),
+            take_err: Default::default(),
+            err_room: Default::default(),
             rsp_q: SyncFifo::new(),
             req_q: SyncFifo::new(),
             clr: Default::default(),
@@ -204,21 +249,64 @@ impl<const Q: usize> Default for QpEvents<Q> {
 impl<const Q: usize> Logic for QpEvents<Q> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, clr, clearing, s1_v, s1_qpn, s1_new, fwd_v, fwd_st, lost);
-        clock!(self, clock, prev, rsp_q, req_q);
+        dff_setup!(self, clock, clr, clearing, s1_v, s1_qpn, s1_new, s1_src, fwd_v, fwd_st, lost);
+        clock!(self, clock, prev, rsp_q, req_q, rsp_err_q, exec_err_q);
         self.rsp_q.reset.next = self.reset.val();
         self.req_q.reset.next = self.reset.val();
+        self.rsp_err_q.reset.next = self.reset.val();
+        self.exec_err_q.reset.next = self.reset.val();
 
-        // ---- Stage 1: a write of qp.state; read the previous state.
+        // ---- The responder's error pulses, queued.
+        self.rsp_err_q.write.next = self.s_rsp_err_valid.val();
+        self.rsp_err_q.data_in.next = self.s_rsp_err_qpn.val();
+        self.exec_err_q.write.next = self.s_exec_err_valid.val();
+        self.exec_err_q.data_in.next = self.s_exec_err_qpn.val();
+        self.rsp_err_q.read.next = false;
+        self.exec_err_q.read.next = false;
+        self.s_req_err_ready.next = false;
+
+        // ---- Stage 1: a write of qp.state, else a transport error (when
+        // both event queues have room for its event); read the previous
+        // state.
         self.is_state.next =
             self.ctx_wr_valid.val() & (self.ctx_wr_offset.val() == self.st_off.val());
+        self.err_room.next = !self.reset.val()
+            & !self.clearing.q.val()
+            & !self.is_state.val()
+            & (self.rsp_q.ram_words.val() < self.room.val())
+            & !self.req_q.full.val();
         self.s1_v.d.next = self.is_state.val() & !self.clearing.q.val();
-        self.s1_qpn.d.next = self.ctx_wr_qpn.val();
+        self.s1_src.d.next = 0.into();
+        self.sel_qpn.next = self.ctx_wr_qpn.val();
         self.s1_new.d.next = bit_cast::<ST_BITS, 32>(self.ctx_wr_data.val() >> self.st_lsb.val())
             & self.st_mask.val();
+        self.take_err.next = false;
+        if self.err_room.val() {
+            if !self.rsp_err_q.empty.val() {
+                self.take_err.next = true;
+                self.rsp_err_q.read.next = true;
+                self.sel_qpn.next = bit_cast::<Q, 24>(self.rsp_err_q.data_out.val());
+                self.s1_src.d.next = 1.into();
+            } else if !self.exec_err_q.empty.val() {
+                self.take_err.next = true;
+                self.exec_err_q.read.next = true;
+                self.sel_qpn.next = bit_cast::<Q, 24>(self.exec_err_q.data_out.val());
+                self.s1_src.d.next = 1.into();
+            } else if self.s_req_err_valid.val() {
+                self.take_err.next = true;
+                self.s_req_err_ready.next = true;
+                self.sel_qpn.next = bit_cast::<Q, 24>(self.s_req_err_qpn.val());
+                self.s1_src.d.next = 2.into();
+            }
+        }
+        if self.take_err.val() {
+            self.s1_v.d.next = true;
+            self.s1_new.d.next = self.s_error.val();
+        }
+        self.s1_qpn.d.next = self.sel_qpn.val();
         self.prev.read_enable.next = true;
-        self.prev.read_address.next = self.ctx_wr_qpn.val();
-        self.fwd_v.d.next = self.s1_v.q.val() & (self.s1_qpn.q.val() == self.ctx_wr_qpn.val());
+        self.prev.read_address.next = self.sel_qpn.val();
+        self.fwd_v.d.next = self.s1_v.q.val() & (self.s1_qpn.q.val() == self.sel_qpn.val());
         self.fwd_st.d.next = self.s1_new.q.val();
 
         // ---- Stage 2: the events.
@@ -249,9 +337,10 @@ impl<const Q: usize> Logic for QpEvents<Q> {
                 self.req_kind.next = self.k_req_init.val();
             }
             if self.s1_new.q.val() == self.s_error.val() {
-                self.rsp_v.next = true;
+                // The side that moved the QP to Error needs no event.
+                self.rsp_v.next = self.s1_src.q.val() != 1;
                 self.rsp_kind.next = self.k_rsp_error.val();
-                self.req_v.next = self.old_sends.val();
+                self.req_v.next = self.old_sends.val() & (self.s1_src.q.val() != 2);
                 self.req_kind.next = self.k_req_error.val();
             }
         }
@@ -298,7 +387,11 @@ impl<const Q: usize> Logic for QpEvents<Q> {
         self.req_q.write.next = self.req_v.val();
         self.req_q.data_in.next.kind = self.req_kind.val();
         self.req_q.data_in.next.qpn = bit_cast::<24, Q>(self.s1_qpn.q.val());
-        if (self.rsp_v.val() & self.rsp_q.full.val()) | (self.req_v.val() & self.req_q.full.val()) {
+        if (self.rsp_v.val() & self.rsp_q.full.val())
+            | (self.req_v.val() & self.req_q.full.val())
+            | (self.s_rsp_err_valid.val() & self.rsp_err_q.full.val())
+            | (self.s_exec_err_valid.val() & self.exec_err_q.full.val())
+        {
             self.lost.d.next = self.lost.q.val() + 1;
         }
         if self.reset.val() {

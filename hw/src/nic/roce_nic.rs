@@ -12,7 +12,8 @@
 //! - `fw_core`: PicoRV32 with the firmware in its RAM, serving the mailbox;
 //! - `qp_events`: the firmware's `qp.state` writes (seen on the csr
 //!   block's context-write report) become the transport's `INIT`,
-//!   `CLEAR` and `ERROR` events; `host_if`'s receive doorbells its
+//!   `CLEAR` and `ERROR` events, and so does one side of the transport's
+//!   move to Error for the other side; `host_if`'s receive doorbells its
 //!   `POST_RECV` credits;
 //! - `axil_bus`: the host's AXI4-Lite port and the softcore's onto the csr
 //!   block and `host_if`'s registers (the `db` and `hq` blocks);
@@ -27,9 +28,9 @@
 //! `m_exec_err_*`: the transport moved a QP to Error), status and the
 //! transport's counters.
 //!
-//! Not yet: the transport's own moves to Error are reported on the pulses
-//! but not written back into the context table (the host reads the
-//! state the firmware last wrote); `RxBadPkey` counts 0 (no PKey check
+//! Not yet: the transport's own moves to Error reach both of its sides
+//! (through `qp_events`) and the pulses, but are not written back into
+//! the context table (the host reads the state the firmware last wrote); `RxBadPkey` counts 0 (no PKey check
 //! in the responder yet).
 
 use crate::csr::{Csr, ADDR_BITS, COUNTER_IN_BITS, CTX_OFFSET_BITS, MR_COUNTER_BITS};
@@ -721,8 +722,16 @@ impl<
         self.m_event_cqn.next = self.hif.m_event_cqn.val();
         self.m_qp_err_valid.next = self.hif.m_qp_err_valid.val();
         self.m_qp_err_qpn.next = self.hif.m_qp_err_qpn.val();
-        self.tr.m_req_err_ready.next = true;
-        self.m_req_err_valid.next = self.tr.m_req_err_valid.val();
+        // The transport's moves to Error: out as pulses, and to
+        // qp_events, which tells the other side (the whole QP to Error).
+        self.tr.m_req_err_ready.next = self.ev.s_req_err_ready.val();
+        self.ev.s_req_err_valid.next = self.tr.m_req_err_valid.val();
+        self.ev.s_req_err_qpn.next = self.tr.m_req_err_qpn.val();
+        self.ev.s_rsp_err_valid.next = self.tr.m_qp_error_valid.val();
+        self.ev.s_rsp_err_qpn.next = self.tr.m_qp_error_qpn.val();
+        self.ev.s_exec_err_valid.next = self.tr.m_exec_error_valid.val();
+        self.ev.s_exec_err_qpn.next = self.tr.m_exec_error_qpn.val();
+        self.m_req_err_valid.next = self.tr.m_req_err_valid.val() & self.ev.s_req_err_ready.val();
         self.m_req_err_qpn.next = self.tr.m_req_err_qpn.val();
         self.m_rsp_err_valid.next = self.tr.m_qp_error_valid.val();
         self.m_rsp_err_qpn.next = self.tr.m_qp_error_qpn.val();
