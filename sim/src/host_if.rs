@@ -37,6 +37,8 @@ pub struct Rcqe {
     pub opcode: u32,
     pub len: u32,
     pub imm: u32,
+    /// The message's SE (`s_rcqe_se`).
+    pub se: bool,
 }
 
 /// One `host_if` model, whatever its width.
@@ -158,6 +160,7 @@ macro_rules! dut {
                     self.set_s_rcqe_opcode(c.opcode);
                     self.set_s_rcqe_len(c.len);
                     self.set_s_rcqe_imm(c.imm);
+                    self.set_s_rcqe_se(c.se);
                 }
             }
             fn rcqe_ready(&self) -> bool {

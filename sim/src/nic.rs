@@ -573,9 +573,6 @@ pub struct HwNic {
     rsp_ev: VecDeque<(u64, u32, u32)>,
     /// Requester events: kind, QPN.
     req_ev: VecDeque<(u64, u32)>,
-    /// The transport moved the QP to Error (its other side told, as
-    /// `roce_nic`'s `qp_events` does), until the QP is re-created.
-    in_err: Vec<bool>,
     mr_cmds: VecDeque<MrCmd>,
     mr_wait: bool,
     wqes: Vec<VecDeque<SendWr>>,
@@ -627,7 +624,6 @@ impl HwNic {
             station,
             rsp_ev: VecDeque::new(),
             req_ev: VecDeque::new(),
-            in_err: vec![false; qps as usize],
             mr_cmds: VecDeque::new(),
             mr_wait: false,
             wqes: vec![VecDeque::new(); qps as usize],
@@ -797,7 +793,6 @@ impl SimNic for HwNic {
         self.rsp_ev.push_back((hw_param("RSP_EV_CLEAR"), s.qpn, 0));
         self.rsp_ev.push_back((hw_param("RSP_EV_INIT"), s.qpn, 0));
         self.req_ev.push_back((hw_param("REQ_EV_INIT"), s.qpn));
-        self.in_err[i] = false;
     }
 
     fn reg_mrs(&mut self, lay: &Layout) {
@@ -1231,17 +1226,6 @@ impl SimNic for HwNic {
         ] {
             if v {
                 self.qp_errors.push((q, what, self.cycle));
-                // As roce_nic's qp_events: the QP's other side goes to
-                // Error too (once per Error).
-                let i = q as usize;
-                if i < self.in_err.len() && !self.in_err[i] {
-                    self.in_err[i] = true;
-                    if what == "requester" {
-                        self.rsp_ev.push_back((hw_param("RSP_EV_ERROR"), q, 0));
-                    } else {
-                        self.req_ev.push_back((hw_param("REQ_EV_ERROR"), q));
-                    }
-                }
             }
         }
         if beat.is_some() && d.get_s_axis_tready() {

@@ -34,6 +34,7 @@ macro_rules! set_request_header {
         $d.set_s_hdr_padcnt(p.bth.pad_count as _);
         $d.set_s_hdr_destqp(p.bth.dest_qp as _);
         $d.set_s_hdr_ackreq(p.bth.ack_req);
+        $d.set_s_hdr_se(p.bth.solicited);
         $d.set_s_hdr_psn(p.bth.psn.value() as _);
         $d.set_s_hdr_payload_len(p.payload.len() as _);
         $d.set_s_hdr_reth_va(reth.va as _);

@@ -144,6 +144,8 @@ pub struct Device {
     tx_cur: Vec<u8>,
     tx_first: u64,
     tx_out: VecDeque<(u64, Vec<u8>)>,
+    /// `m_event`: (cycle, CQN).
+    cq_events: Vec<(u64, u32)>,
 }
 
 /// Where rings live in host physical memory (below the run's regions).
@@ -184,6 +186,7 @@ impl Device {
             tx_cur: Vec::new(),
             tx_first: 0,
             tx_out: VecDeque::new(),
+            cq_events: Vec::new(),
         };
         let d = &mut dev.d;
         d.set_reset(true);
@@ -226,6 +229,20 @@ impl Device {
     /// Cycles stepped.
     pub fn cycle(&self) -> u64 {
         self.cycle
+    }
+
+    /// Arm CQ `cqn`: the NIC's `m_event` fires once after its next CQE
+    /// (with `solicited`, its next solicited or error CQE).
+    pub fn arm_cq(&mut self, cqn: u32, solicited: bool) {
+        self.op(Op::Write(
+            db::cq_arm::addr(cqn),
+            db::cq_arm::ARM.val(1) | db::cq_arm::SOLICITED.val(solicited as u32),
+        ));
+    }
+
+    /// The CQ events (`m_event`) so far: (cycle, CQN).
+    pub fn cq_events(&self) -> &[(u64, u32)] {
+        &self.cq_events
     }
 
     /// The Verilated NIC (for counters and traces).
@@ -575,6 +592,9 @@ impl Device {
             if *i * 8 >= f.len() {
                 self.rx_cur = None;
             }
+        }
+        if d.get_m_event_valid() {
+            self.cq_events.push((self.cycle, d.get_m_event_cqn()));
         }
         if d.get_m_axis_tvalid() {
             if self.tx_cur.is_empty() {

@@ -598,6 +598,7 @@ fn receive_half(width: usize, default_seed: u64) {
                 opcode: 0,
                 len: 0,
                 imm: 0,
+                se: false,
             };
             flushed += flush_model(&b.mem, q, rq, popped, done, &mut cqs, cqn);
             b.rcqe = Some(c);
@@ -694,6 +695,7 @@ fn receive_half(width: usize, default_seed: u64) {
                     opcode: RECV_OPCODES[0] as u32,
                     len: 8,
                     imm: 0,
+                    se: true,
                 });
                 b.until(5000, "late rcqe taken", |b| b.rcqe.is_none());
                 for _ in 0..100 {
@@ -722,6 +724,7 @@ fn receive_half(width: usize, default_seed: u64) {
                     opcode: RECV_OPCODES[rng.below(RECV_OPCODES.len() as u64) as usize] as u32,
                     len: edge(&mut rng, 32) as u32,
                     imm: edge(&mut rng, 32) as u32,
+                    se: rng.chance(500),
                 };
                 let want = rcqe_to_cqe(
                     q,
@@ -732,7 +735,8 @@ fn receive_half(width: usize, default_seed: u64) {
                     w.wr_id,
                     idx,
                 );
-                cqs.push(cqn, &want, true);
+                // A CQ armed for solicited CQEs fires on SE or an error.
+                cqs.push(cqn, &want, c.se || c.status != 0);
                 b.rcqe = Some(c);
                 cqes_in += 1;
                 b.until(5000, "rcqe taken", |b| b.rcqe.is_none());

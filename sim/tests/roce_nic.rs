@@ -943,3 +943,46 @@ fn responder_error_flushes_the_send_queue() {
     assert_eq!(recvs, [(100, flush), (101, flush)]);
     only_rings_written(&d);
 }
+
+/// The BTH's SE reaches the receive completion: a CQ armed for solicited
+/// CQEs stays quiet through a SEND without SE (its CQE written) and fires
+/// once on the next SEND, which has SE.
+#[test]
+fn solicited_events_follow_the_se_bit() {
+    use roce_wire::opcode::Position;
+    const Q: u32 = 14;
+    let key = (1 << roce_wire::mr::KEY_INDEX_SHIFT) | 0x37;
+    let va = 0x7000_0000u64;
+    let up = bring_up(Q);
+    let mut d = nic_brought_up(37, (5, 4, 4), Some((key, va)), up);
+    for i in 0..2 {
+        d.post_recv(Q, &recv_wqe(key, va, i)).unwrap();
+    }
+    d.arm_cq(0, true);
+    settle(&mut d, 100_000);
+    let mut p = send_packet(Q, Position::Only, up.rq_psn, vec![1; 32]);
+    deliver(&mut d, &p);
+    let (_, recvs) = cqes_by_queue(&mut d, 1, 20_000);
+    assert_eq!(recvs, [(100, WcStatus::Success.value() as u8)]);
+    for _ in 0..2_000 {
+        d.step();
+    }
+    assert!(
+        d.cq_events().is_empty(),
+        "no event without SE: {:?}",
+        d.cq_events()
+    );
+    p.bth.psn = roce_wire::Psn::new(up.rq_psn + 1);
+    p.bth.solicited = true;
+    deliver(&mut d, &p);
+    let (_, recvs) = cqes_by_queue(&mut d, 1, 20_000);
+    assert_eq!(recvs, [(101, WcStatus::Success.value() as u8)]);
+    for _ in 0..2_000 {
+        d.step();
+    }
+    assert_eq!(
+        d.cq_events().iter().map(|e| e.1).collect::<Vec<_>>(),
+        [0],
+        "one event, on the solicited CQE"
+    );
+}

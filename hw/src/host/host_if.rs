@@ -55,8 +55,9 @@
 //!   else the CQ's `ERROR` bit and nothing more is written to it. The phase
 //!   bit is `queue::cqe::phase(pi)`. An armed CQ (`db.cq_arm`) pulses
 //!   `m_event` once after its next CQE's write completed (`SOLICITED`:
-//!   only for a receive CQE or one in error, as `resp_exec` does not carry
-//!   the SE bit); arming a CQ that already holds unpolled CQEs fires at once.
+//!   only for a receive CQE whose message's last packet had SE, `s_rcqe_se`,
+//!   or a CQE in error); arming a CQ that already holds unpolled CQEs fires
+//!   at once.
 //! - **Bad doorbells**: a producer index beyond the ring (`ring::beyond`
 //!   against the hardware consumer index) stores the index, sets the ring's
 //!   error (no fetch; receive lookups answer not ok) and pulses `m_qp_err`.
@@ -382,6 +383,9 @@ pub struct HostIf<const W: usize, const K: usize, const Q: usize, const NQ: usiz
     pub s_rcqe_opcode: Signal<In, Bits<8>>,
     pub s_rcqe_len: Signal<In, Bits<32>>,
     pub s_rcqe_imm: Signal<In, Bits<32>>,
+    /// SE of the message's last packet: a CQ armed for solicited events
+    /// fires on this CQE.
+    pub s_rcqe_se: Signal<In, Bit>,
     // Events: an armed CQ's CQE written; a ring's bad doorbell or bad WQE.
     pub m_event_valid: Signal<Out, Bit>,
     pub m_event_cqn: Signal<Out, Bits<16>>,
@@ -458,6 +462,7 @@ pub struct HostIf<const W: usize, const K: usize, const Q: usize, const NQ: usiz
     i_op: DFF<Bits<8>>,
     i_len: DFF<Bits<32>>,
     i_imm: DFF<Bits<32>>,
+    i_se: DFF<Bit>,
     i_wr_id: DFF<Bits<64>>,
     i_qpn: DFF<Bits<24>>,
     // The CQE to write.
@@ -758,6 +763,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             s_rcqe_opcode: Default::default(),
             s_rcqe_len: Default::default(),
             s_rcqe_imm: Default::default(),
+            s_rcqe_se: Default::default(),
             m_event_valid: Default::default(),
             m_event_cqn: Default::default(),
             m_qp_err_valid: Default::default(),
@@ -823,6 +829,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
             i_op: Default::default(),
             i_len: Default::default(),
             i_imm: Default::default(),
+            i_se: Default::default(),
             i_wr_id: Default::default(),
             i_qpn: Default::default(),
             k_wr_id: Default::default(),
@@ -1042,8 +1049,8 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
         dff_setup!(
             self, clock, state, lret, cret, capret, ia, wb_q, wb_c, qa, ca, qc, cc, pend, ptr,
             r_write, r_ok, r_wdata, r_word, r_grp, resp_v, resp_d, resp_e, pop, fl_go, i_st, i_op,
-            i_len, i_imm, i_wr_id, i_qpn, k_wr_id, k_len, k_imm, k_qpn, k_idx, k_st, k_op, k_fl,
-            k_sol, k_cqn, fire, cbuf, caddr, beat, raddr, rlen, cap, cap_err, ow_v, ow, or_v,
+            i_len, i_imm, i_se, i_wr_id, i_qpn, k_wr_id, k_len, k_imm, k_qpn, k_idx, k_st, k_op,
+            k_fl, k_sol, k_cqn, fire, cbuf, caddr, beat, raddr, rlen, cap, cap_err, ow_v, ow, or_v,
             or_ok, or_key, or_va, or_len, ev_v, ev_cqn, qe_v, qe_qpn, pr_v, pr_qpn, pr_cnt,
             overrun
         );
@@ -1356,6 +1363,7 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                     self.i_op.d.next = self.s_rcqe_opcode.val();
                     self.i_len.d.next = self.s_rcqe_len.val();
                     self.i_imm.d.next = self.s_rcqe_imm.val();
+                    self.i_se.d.next = self.s_rcqe_se.val();
                     self.rd_qa.next = bit_cast::<Q, 24>(self.s_rcqe_qpn.val());
                     self.qa.d.next = self.rd_qa.val();
                     if (self.s_rcqe_qpn.val() >> self.c_q.val()) == 0 {
@@ -1759,7 +1767,8 @@ impl<const W: usize, const K: usize, const Q: usize, const NQ: usize, const C: u
                 }
                 self.k_idx.d.next = self.qc.q.val().rq_cc;
                 self.k_st.d.next = self.rst_tab.val().get_bits::<8>(self.st_idx.val().index());
-                self.k_sol.d.next = true;
+                // Solicited: the message's SE, or an error.
+                self.k_sol.d.next = self.i_se.q.val() | (self.i_st.q.val() != 0);
                 self.k_cqn.d.next = self.qc.q.val().rq_cqn;
                 self.k_len.d.next = 0.into();
                 self.k_imm.d.next = 0.into();

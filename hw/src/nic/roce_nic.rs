@@ -716,6 +716,7 @@ impl<
         self.hif.s_rcqe_opcode.next = self.tr.m_rcqe_opcode.val();
         self.hif.s_rcqe_len.next = self.tr.m_rcqe_len.val();
         self.hif.s_rcqe_imm.next = self.tr.m_rcqe_imm.val();
+        self.hif.s_rcqe_se.next = self.tr.m_rcqe_se.val();
 
         // ---- Events and errors out.
         self.m_event_valid.next = self.hif.m_event_valid.val();

@@ -129,6 +129,7 @@ pub struct RcTransport<
     pub m_rcqe_opcode: Signal<Out, Bits<8>>,
     pub m_rcqe_len: Signal<Out, Bits<32>>,
     pub m_rcqe_imm: Signal<Out, Bits<32>>,
+    pub m_rcqe_se: Signal<Out, Bit>,
     pub m_qp_error_valid: Signal<Out, Bit>,
     pub m_qp_error_qpn: Signal<Out, Bits<24>>,
     pub m_exec_error_valid: Signal<Out, Bit>,
@@ -415,6 +416,7 @@ impl<
             m_rcqe_opcode: Default::default(),
             m_rcqe_len: Default::default(),
             m_rcqe_imm: Default::default(),
+            m_rcqe_se: Default::default(),
             m_qp_error_valid: Default::default(),
             m_qp_error_qpn: Default::default(),
             m_exec_error_valid: Default::default(),
@@ -833,6 +835,7 @@ impl<
         self.m_rcqe_opcode.next = self.rt.m_rcqe_opcode.val();
         self.m_rcqe_len.next = self.rt.m_rcqe_len.val();
         self.m_rcqe_imm.next = self.rt.m_rcqe_imm.val();
+        self.m_rcqe_se.next = self.rt.m_rcqe_se.val();
         self.m_qp_error_valid.next = self.rt.m_qp_error_valid.val();
         self.m_qp_error_qpn.next = self.rt.m_qp_error_qpn.val();
         self.m_exec_error_valid.next = self.rt.m_exec_error_valid.val();
@@ -1057,6 +1060,7 @@ impl<
         self.rt.s_hdr_padcnt.next = self.rx.m_hdr_padcnt.val();
         self.rt.s_hdr_destqp.next = self.rx.m_hdr_destqp.val();
         self.rt.s_hdr_ackreq.next = self.rx.m_hdr_ackreq.val();
+        self.rt.s_hdr_se.next = self.rx.m_hdr_se.val();
         self.rt.s_hdr_psn.next = self.rx.m_hdr_psn.val();
         self.rt.s_hdr_payload_len.next = self.rx.m_hdr_payload_len.val();
         self.rt.s_hdr_reth_va.next = self.rx.m_hdr_reth_va.val();

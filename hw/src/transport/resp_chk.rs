@@ -131,6 +131,8 @@ pub struct RespItem {
     pub opcode: Bits<8>,
     pub padcnt: Bits<2>,
     pub ackreq: Bit,
+    /// BTH SE (solicited event).
+    pub se: Bit,
     pub psn: Bits<24>,
     pub plen: Bits<16>,
     /// RETH or AtomicETH VA / R_Key (by opcode).
@@ -225,6 +227,8 @@ pub struct RespCmd {
     pub psn: Bits<24>,
     pub msn: Bits<24>,
     pub ack_req: Bit,
+    /// The header's BTH SE.
+    pub se: Bit,
     pub plen: Bits<16>,
     pub va: Bits<64>,
     pub rkey: Bits<32>,
@@ -277,6 +281,7 @@ pub struct RespChk<const Q: usize> {
     pub s_hdr_padcnt: Signal<In, Bits<2>>,
     pub s_hdr_destqp: Signal<In, Bits<24>>,
     pub s_hdr_ackreq: Signal<In, Bit>,
+    pub s_hdr_se: Signal<In, Bit>,
     pub s_hdr_psn: Signal<In, Bits<24>>,
     pub s_hdr_payload_len: Signal<In, Bits<16>>,
     pub s_hdr_reth_va: Signal<In, Bits<64>>,
@@ -310,6 +315,7 @@ pub struct RespChk<const Q: usize> {
     pub m_cmd_psn: Signal<Out, Bits<24>>,
     pub m_cmd_msn: Signal<Out, Bits<24>>,
     pub m_cmd_ack_req: Signal<Out, Bit>,
+    pub m_cmd_se: Signal<Out, Bit>,
     pub m_cmd_plen: Signal<Out, Bits<16>>,
     pub m_cmd_va: Signal<Out, Bits<64>>,
     pub m_cmd_rkey: Signal<Out, Bits<32>>,
@@ -525,6 +531,7 @@ impl<const Q: usize> RespChk<Q> {
             s_hdr_padcnt: Default::default(),
             s_hdr_destqp: Default::default(),
             s_hdr_ackreq: Default::default(),
+            s_hdr_se: Default::default(),
             s_hdr_psn: Default::default(),
             s_hdr_payload_len: Default::default(),
             s_hdr_reth_va: Default::default(),
@@ -553,6 +560,7 @@ impl<const Q: usize> RespChk<Q> {
             m_cmd_psn: Default::default(),
             m_cmd_msn: Default::default(),
             m_cmd_ack_req: Default::default(),
+            m_cmd_se: Default::default(),
             m_cmd_plen: Default::default(),
             m_cmd_va: Default::default(),
             m_cmd_rkey: Default::default(),
@@ -825,6 +833,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.a1.d.next.opcode = self.s_hdr_opcode.val();
         self.a1.d.next.padcnt = self.s_hdr_padcnt.val();
         self.a1.d.next.ackreq = self.s_hdr_ackreq.val();
+        self.a1.d.next.se = self.s_hdr_se.val();
         self.a1.d.next.psn = self.s_hdr_psn.val();
         self.a1.d.next.plen = self.s_hdr_payload_len.val();
         self.a1.d.next.dmalen = self.s_hdr_reth_dmalen.val();
@@ -1063,6 +1072,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.cmd.next.psn = self.a4.q.val().psn;
         self.cmd.next.msn = self.st4.q.val().msn;
         self.cmd.next.ack_req = self.a4.q.val().ackreq;
+        self.cmd.next.se = self.a4.q.val().se;
         self.cmd.next.plen = self.a4.q.val().plen;
         self.cmd.next.va = self.a4.q.val().va;
         self.cmd.next.rkey = self.a4.q.val().rkey;
@@ -1308,6 +1318,7 @@ impl<const Q: usize> Logic for RespChk<Q> {
         self.m_cmd_psn.next = self.fifo.data_out.val().psn;
         self.m_cmd_msn.next = self.fifo.data_out.val().msn;
         self.m_cmd_ack_req.next = self.fifo.data_out.val().ack_req;
+        self.m_cmd_se.next = self.fifo.data_out.val().se;
         self.m_cmd_plen.next = self.fifo.data_out.val().plen;
         self.m_cmd_va.next = self.fifo.data_out.val().va;
         self.m_cmd_rkey.next = self.fifo.data_out.val().rkey;

@@ -101,6 +101,8 @@ pub struct ExecCmd {
     pub psn: Bits<24>,
     pub msn: Bits<24>,
     pub ack_req: Bit,
+    /// BTH SE: a receive completion's solicited event.
+    pub se: Bit,
     pub plen: Bits<16>,
     pub va: Bits<64>,
     pub rkey: Bits<32>,
@@ -159,6 +161,7 @@ pub struct RspEnt {
     pub cop: Bits<8>,
     pub clen: Bits<32>,
     pub cimm: Bits<32>,
+    pub cse: Bit,
     pub opcode: Bits<8>,
     pub psn: Bits<24>,
     pub syn: Bits<8>,
@@ -282,6 +285,7 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     pub s_cmd_psn: Signal<In, Bits<24>>,
     pub s_cmd_msn: Signal<In, Bits<24>>,
     pub s_cmd_ack_req: Signal<In, Bit>,
+    pub s_cmd_se: Signal<In, Bit>,
     pub s_cmd_plen: Signal<In, Bits<16>>,
     pub s_cmd_va: Signal<In, Bits<64>>,
     pub s_cmd_rkey: Signal<In, Bits<32>>,
@@ -327,6 +331,8 @@ pub struct RespExec<const W: usize, const K: usize, const Q: usize, const A: usi
     pub m_rcqe_opcode: Signal<Out, Bits<8>>,
     pub m_rcqe_len: Signal<Out, Bits<32>>,
     pub m_rcqe_imm: Signal<Out, Bits<32>>,
+    /// The completed message's last packet had SE (solicited event).
+    pub m_rcqe_se: Signal<Out, Bit>,
     // Invalidation (SEND with invalidate).
     pub m_inv_valid: Signal<Out, Bit>,
     pub m_inv_ready: Signal<In, Bit>,
@@ -588,6 +594,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             s_cmd_psn: Default::default(),
             s_cmd_msn: Default::default(),
             s_cmd_ack_req: Default::default(),
+            s_cmd_se: Default::default(),
             s_cmd_plen: Default::default(),
             s_cmd_va: Default::default(),
             s_cmd_rkey: Default::default(),
@@ -630,6 +637,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespExec<W,
             m_rcqe_opcode: Default::default(),
             m_rcqe_len: Default::default(),
             m_rcqe_imm: Default::default(),
+            m_rcqe_se: Default::default(),
             m_inv_valid: Default::default(),
             m_inv_ready: Default::default(),
             m_inv_key: Default::default(),
@@ -946,6 +954,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         self.m_rcqe_opcode.next = self.c.q.val().opcode;
         self.m_rcqe_len.next = self.cqe_len.q.val();
         self.m_rcqe_imm.next = self.c.q.val().imm;
+        self.m_rcqe_se.next = self.c.q.val().se;
         self.m_inv_valid.next = false;
         self.m_inv_key.next = self.c.q.val().imm;
         self.m_wr_cmd_valid.next = false;
@@ -1020,6 +1029,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
         self.ent_in.next.cop = self.c.q.val().opcode;
         self.ent_in.next.clen = self.cqe_len_now.val();
         self.ent_in.next.cimm = self.c.q.val().imm;
+        self.ent_in.next.cse = self.c.q.val().se;
         self.ent_in.next.opcode = self.rsp_opcode.q.val();
         self.ent_in.next.psn = self.rsp_psn.q.val();
         self.ent_in.next.syn = self.rsp_syn.q.val();
@@ -1742,6 +1752,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             self.c.d.next.psn = self.s_cmd_psn.val();
             self.c.d.next.msn = self.s_cmd_msn.val();
             self.c.d.next.ack_req = self.s_cmd_ack_req.val();
+            self.c.d.next.se = self.s_cmd_se.val();
             self.c.d.next.plen = self.s_cmd_plen.val();
             self.c.d.next.va = self.s_cmd_va.val();
             self.c.d.next.rkey = self.s_cmd_rkey.val();
@@ -1853,6 +1864,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic
             self.m_rcqe_opcode.next = self.qbody.data_out.val().cop;
             self.m_rcqe_len.next = self.qbody.data_out.val().clen;
             self.m_rcqe_imm.next = self.qbody.data_out.val().cimm;
+            self.m_rcqe_se.next = self.qbody.data_out.val().cse;
         }
         self.h_cqd.d.next = self.h_cqd.q.val();
         if self.ev[0].q.val() & self.erdy[0].q.val() & self.reached0.val() {

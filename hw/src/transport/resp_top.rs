@@ -27,6 +27,7 @@ pub struct RespTop<const W: usize, const K: usize, const Q: usize, const A: usiz
     pub s_hdr_padcnt: Signal<In, Bits<2>>,
     pub s_hdr_destqp: Signal<In, Bits<24>>,
     pub s_hdr_ackreq: Signal<In, Bit>,
+    pub s_hdr_se: Signal<In, Bit>,
     pub s_hdr_psn: Signal<In, Bits<24>>,
     pub s_hdr_payload_len: Signal<In, Bits<16>>,
     pub s_hdr_reth_va: Signal<In, Bits<64>>,
@@ -81,6 +82,7 @@ pub struct RespTop<const W: usize, const K: usize, const Q: usize, const A: usiz
     pub m_rcqe_opcode: Signal<Out, Bits<8>>,
     pub m_rcqe_len: Signal<Out, Bits<32>>,
     pub m_rcqe_imm: Signal<Out, Bits<32>>,
+    pub m_rcqe_se: Signal<Out, Bit>,
     pub m_inv_valid: Signal<Out, Bit>,
     pub m_inv_ready: Signal<In, Bit>,
     pub m_inv_key: Signal<Out, Bits<32>>,
@@ -184,6 +186,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespTop<W, 
             s_hdr_padcnt: Default::default(),
             s_hdr_destqp: Default::default(),
             s_hdr_ackreq: Default::default(),
+            s_hdr_se: Default::default(),
             s_hdr_psn: Default::default(),
             s_hdr_payload_len: Default::default(),
             s_hdr_reth_va: Default::default(),
@@ -233,6 +236,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> RespTop<W, 
             m_rcqe_opcode: Default::default(),
             m_rcqe_len: Default::default(),
             m_rcqe_imm: Default::default(),
+            m_rcqe_se: Default::default(),
             m_inv_valid: Default::default(),
             m_inv_ready: Default::default(),
             m_inv_key: Default::default(),
@@ -333,6 +337,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic for R
         self.chk.s_hdr_padcnt.next = self.s_hdr_padcnt.val();
         self.chk.s_hdr_destqp.next = self.s_hdr_destqp.val();
         self.chk.s_hdr_ackreq.next = self.s_hdr_ackreq.val();
+        self.chk.s_hdr_se.next = self.s_hdr_se.val();
         self.chk.s_hdr_psn.next = self.s_hdr_psn.val();
         self.chk.s_hdr_payload_len.next = self.s_hdr_payload_len.val();
         self.chk.s_hdr_reth_va.next = self.s_hdr_reth_va.val();
@@ -377,6 +382,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic for R
         self.ex.s_cmd_psn.next = self.chk.m_cmd_psn.val();
         self.ex.s_cmd_msn.next = self.chk.m_cmd_msn.val();
         self.ex.s_cmd_ack_req.next = self.chk.m_cmd_ack_req.val();
+        self.ex.s_cmd_se.next = self.chk.m_cmd_se.val();
         self.ex.s_cmd_plen.next = self.chk.m_cmd_plen.val();
         self.ex.s_cmd_va.next = self.chk.m_cmd_va.val();
         self.ex.s_cmd_rkey.next = self.chk.m_cmd_rkey.val();
@@ -419,6 +425,7 @@ impl<const W: usize, const K: usize, const Q: usize, const A: usize> Logic for R
         self.m_rcqe_opcode.next = self.ex.m_rcqe_opcode.val();
         self.m_rcqe_len.next = self.ex.m_rcqe_len.val();
         self.m_rcqe_imm.next = self.ex.m_rcqe_imm.val();
+        self.m_rcqe_se.next = self.ex.m_rcqe_se.val();
         self.m_inv_valid.next = self.ex.m_inv_valid.val();
         self.ex.m_inv_ready.next = self.m_inv_ready.val();
         self.m_inv_key.next = self.ex.m_inv_key.val();
